@@ -1,0 +1,11 @@
+// Umbrella header for the mabd library.
+#pragma once
+
+#include "mabd/body.h"
+#include "mabd/error.h"
+#include "mabd/ids.h"
+#include "mabd/math.h"
+#include "mabd/scene.h"
+#include "mabd/settings.h"
+#include "mabd/shape.h"
+#include "mabd/world.h"

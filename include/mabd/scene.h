@@ -1,0 +1,37 @@
+// Scene files (JSON). The format is documented in docs/scene-format.md.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mabd/body.h"
+#include "mabd/settings.h"
+
+namespace mabd {
+
+class World;
+
+/// A parsed, validated scene: settings plus body definitions (meshes already loaded).
+struct Scene {
+  std::string path;                          ///< file it came from ("" if from a string)
+  WorldSettings settings;
+  std::map<std::string, Material> materials;
+  std::vector<BodyDef> bodies;
+  /// Steps `mabd run` takes when no --steps is given (settings.steps, default 1000).
+  int default_steps = 1000;
+};
+
+/// Reads and validates a scene file. Throws SceneError whose one-line message names the
+/// file, the item (e.g. "bodies[2] 'rod': shape.size[1]") and what is wrong.
+Scene load_scene(const std::string& path);
+
+/// Parses a scene from JSON text; `name` is used in messages and `base_dir` resolves
+/// relative mesh paths.
+Scene parse_scene(const std::string& json_text, const std::string& name,
+                  const std::string& base_dir = ".");
+
+/// Builds a World from a scene. Throws SceneError if the world rejects an item.
+World build_world(const Scene& scene);
+
+}  // namespace mabd

@@ -1,0 +1,99 @@
+// The World: a validated model (bodies, shared factorisations) plus its mutable state.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "mabd/body.h"
+#include "mabd/ids.h"
+#include "mabd/math.h"
+#include "mabd/settings.h"
+
+namespace mabd {
+
+/// What the last step did.
+struct StepStats {
+  int newton_iterations = 0;  ///< Newton iterations taken
+  /// Largest point displacement (m) of the last Newton increment over all bodies: how far
+  /// the step was from converged when it stopped.
+  double residual = 0;
+  double wall_ms = 0;         ///< wall-clock time of the step (ms)
+};
+
+/// Read-only facts about a body, fixed at creation.
+struct BodyInfo {
+  std::string name;
+  BodyKind kind = BodyKind::Dynamic;
+  double mass = 0;               ///< kg
+  double volume = 0;             ///< m^3
+  Vec3 principal_inertia = Vec3::Zero();  ///< principal moments of inertia (kg m^2)
+  double size = 0;               ///< bounding radius about the COM (m)
+};
+
+class World {
+ public:
+  /// Throws InvalidArgument on bad settings.
+  explicit World(const WorldSettings& settings);
+  ~World();
+  World(World&&) noexcept;
+  World& operator=(World&&) noexcept;
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  /// Validates `def` and adds the body. Throws InvalidArgument naming the body and field.
+  BodyId add_body(const BodyDef& def);
+
+  /// Advances the state by settings().dt. Throws SimulationError (naming step, body and
+  /// quantity) if the state would become non-finite or diverge; the state is then left at
+  /// the last valid step.
+  void step();
+
+  const WorldSettings& settings() const;
+  const StepStats& last_step() const;
+  double time() const;             ///< simulated time (s)
+  std::int64_t step_count() const;
+  std::size_t body_count() const;
+  const BodyInfo& body_info(BodyId id) const;
+  std::optional<BodyId> find_body(const std::string& name) const;
+
+  // ---- Inputs ----------------------------------------------------------------------------
+  /// Adds a wrench for the next step only: `force` (N, world) through the centre of mass and
+  /// `torque` (N m, world). Dynamic bodies only.
+  void apply_wrench(BodyId id, const Vec3& force, const Vec3& torque);
+  /// Adds a force (N, world) at a world point (m) for the next step only.
+  void apply_force_at(BodyId id, const Vec3& force, const Vec3& point);
+  /// Kinematic bodies: the pose of the body frame at the end of the next step.
+  void set_kinematic_target(BodyId id, const Pose& pose);
+
+  // ---- Queries (world frame, SI) -----------------------------------------------------------
+  /// Pose of the body's own (user) frame. The orientation is the polar rotation of A.
+  Pose pose(BodyId id) const;
+  Vec3 com_position(BodyId id) const;                ///< m
+  Twist twist(BodyId id) const;                      ///< rad/s, m/s (paper Eq. G)
+  Vec3 linear_momentum(BodyId id) const;             ///< kg m/s
+  Vec3 angular_momentum(BodyId id) const;            ///< about the world origin, kg m^2/s
+  double kinetic_energy(BodyId id) const;            ///< J (all 12 affine DOFs)
+  double potential_energy(BodyId id) const;          ///< J: gravity (zero at origin) + elastic
+  double elastic_energy(BodyId id) const;            ///< J
+  double rigidity_deviation(BodyId id) const;        ///< |A^T A - I|_F, dimensionless
+  Mat3 affine_matrix(BodyId id) const;               ///< A
+  Vec12 coordinates(BodyId id) const;                ///< q = [a1; a2; a3; t]
+  Vec12 velocities(BodyId id) const;                 ///< dq/dt
+
+  // Totals over all bodies.
+  Vec3 linear_momentum() const;
+  Vec3 angular_momentum() const;
+  double kinetic_energy() const;
+  double potential_energy() const;
+
+  /// Number of distinct factored system matrices Hb shared between bodies.
+  std::size_t factor_count() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mabd
