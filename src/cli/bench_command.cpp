@@ -1,0 +1,85 @@
+// `mabd bench`: time every step of a scene and print one JSON line of results.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+
+namespace mabd::cli {
+
+namespace {
+
+double peak_rss_mb() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0.0;
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  const std::size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  const double upper = values[mid];
+  if (values.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(values.begin(), values.begin() + mid);
+  return 0.5 * (lower + upper);
+}
+
+}  // namespace
+
+int bench_command(const BenchOptions& options) {
+  if (options.steps) check_positive("--steps", *options.steps);
+  check_non_negative("--warmup", options.warmup);
+
+  LoadedScene loaded = load_and_build(options.scene, options.overrides);
+  World& world = loaded.world;
+  const std::int64_t steps = resolve_steps(options.steps, loaded.scene);
+
+  for (std::int64_t i = 0; i < options.warmup; ++i) world.step();
+
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> step_ms;
+  step_ms.reserve(static_cast<std::size_t>(steps));
+  double residual_max = 0.0;
+  double newton_sum = 0.0;
+  for (std::int64_t i = 0; i < steps; ++i) {
+    const auto t0 = Clock::now();
+    world.step();
+    const auto t1 = Clock::now();
+    step_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    const StepStats& stats = world.last_step();
+    residual_max = std::max(residual_max, stats.residual);
+    newton_sum += stats.newton_iterations;
+  }
+
+  const StructureCounts structure = structure_counts(world);
+  nlohmann::ordered_json result;
+  result["scene"] = options.scene;
+  result["bodies"] = world.body_count();
+  result["joints"] = structure.joints;
+  result["rows"] = structure.rows;
+  result["steps"] = steps;
+  result["warmup"] = options.warmup;
+  result["dt"] = world.settings().dt;
+  result["ms_per_step_median"] = median(step_ms);
+  result["ms_per_step_min"] =
+      step_ms.empty() ? 0.0 : *std::min_element(step_ms.begin(), step_ms.end());
+  result["residual_max"] = residual_max;
+  result["newton_iterations_mean"] = steps > 0 ? newton_sum / static_cast<double>(steps) : 0.0;
+  result["peak_rss_mb"] = peak_rss_mb();
+  result["rotation"] = rotation_name(world.settings().rotation);
+  result["integrator"] = integrator_name(world.settings().integrator);
+  const std::string line =
+      result.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+}  // namespace mabd::cli

@@ -1,0 +1,115 @@
+// The `mabd` command-line program: options and entry points of its subcommands.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "mabd/scene.h"
+#include "mabd/settings.h"
+#include "mabd/world.h"
+
+namespace mabd::cli {
+
+inline constexpr const char* kVersion = "0.1.0";
+
+/// Process exit codes.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,      ///< I/O failure while writing outputs, unexpected internal error
+  kExitUsage = 2,        ///< bad command line or invalid scene
+  kExitSimulation = 3,   ///< the simulation diverged (mabd::SimulationError)
+  kExitInterrupted = 130,
+};
+
+/// Bad command-line value detected after parsing (exit code 2). what() is one line that
+/// names the option.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// An output file could not be written (exit code 1).
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The user interrupted a run (SIGINT); outputs were closed cleanly (exit code 130).
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Command-line overrides of scene settings.
+struct SettingsOverrides {
+  std::optional<double> dt;
+  std::optional<RotationMode> rotation;
+  std::optional<IntegratorMode> integrator;
+};
+
+struct RunOptions {
+  std::string scene;
+  std::optional<std::int64_t> steps;  ///< default: scene.default_steps
+  SettingsOverrides overrides;
+  std::string out;     ///< pose CSV ("" = none)
+  std::string stats;   ///< per-step JSONL ("" = none)
+  std::int64_t every = 1;
+  bool quiet = false;
+};
+
+struct BenchOptions {
+  std::string scene;
+  std::optional<std::int64_t> steps;  ///< default: scene.default_steps
+  SettingsOverrides overrides;
+  std::int64_t warmup = 0;
+};
+
+struct InfoOptions {
+  std::string scene;
+};
+
+int run_command(const RunOptions& options);
+int bench_command(const BenchOptions& options);
+int info_command(const InfoOptions& options);
+
+// ---- shared helpers (common.cpp) --------------------------------------------------------
+
+/// A loaded scene and the world built from it.
+struct LoadedScene {
+  Scene scene;
+  World world;
+};
+
+/// Loads `path`, applies `overrides` to its settings and builds the world. Throws SceneError
+/// (one line, naming the file) if the scene or the resulting world is invalid.
+LoadedScene load_and_build(const std::string& path, const SettingsOverrides& overrides);
+
+/// Number of steps to take: the explicit value or the scene default. Throws UsageError when
+/// it is not positive.
+std::int64_t resolve_steps(const std::optional<std::int64_t>& steps, const Scene& scene);
+
+/// Checks --dt / --steps style values; throw UsageError naming `option`.
+void check_positive(const char* option, double value);
+void check_positive(const char* option, std::int64_t value);
+void check_non_negative(const char* option, std::int64_t value);
+
+const char* rotation_name(RotationMode mode);      ///< "polar" | "normalized"
+const char* integrator_name(IntegratorMode mode);  ///< "corotated" | "vanilla"
+RotationMode parse_rotation(std::string_view name);      ///< throws UsageError
+IntegratorMode parse_integrator(std::string_view name);  ///< throws UsageError
+
+/// Counts of the constraint structure reported by `bench` (joints and constraint rows).
+/// Kept in one place so that models with joints report them everywhere.
+struct StructureCounts {
+  std::int64_t joints = 0;
+  std::int64_t rows = 0;
+};
+StructureCounts structure_counts(const World& world);
+
+/// Replaces line breaks so that a message prints as one line.
+std::string one_line(std::string message);
+
+}  // namespace mabd::cli

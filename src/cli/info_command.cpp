@@ -1,0 +1,190 @@
+// `mabd info`: human-readable summary of a scene and the world built from it.
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace mabd::cli {
+
+namespace {
+
+constexpr std::size_t kMaxTableBodies = 20;
+
+std::string num(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+std::string vec(const Vec3& v) {
+  std::string text = "[";
+  text += num(v[0]);
+  text += ", ";
+  text += num(v[1]);
+  text += ", ";
+  text += num(v[2]);
+  text += "]";
+  return text;
+}
+
+const char* kind_name(BodyKind kind) {
+  switch (kind) {
+    case BodyKind::Dynamic: return "dynamic";
+    case BodyKind::Static: return "static";
+    case BodyKind::Kinematic: return "kinematic";
+  }
+  return "unknown";
+}
+
+const char* shape_name(ShapeType type) {
+  switch (type) {
+    case ShapeType::Box: return "box";
+    case ShapeType::Sphere: return "sphere";
+    case ShapeType::Capsule: return "capsule";
+    case ShapeType::Cylinder: return "cylinder";
+    case ShapeType::Mesh: return "mesh";
+  }
+  return "unknown";
+}
+
+std::string shape_description(const ShapeDef& shape) {
+  switch (shape.type) {
+    case ShapeType::Box:
+    {
+      std::string text = "box ";
+      text += num(shape.size[0]);
+      text += " x ";
+      text += num(shape.size[1]);
+      text += " x ";
+      text += num(shape.size[2]);
+      return text;
+    }
+    case ShapeType::Sphere: {
+      std::string text = "sphere r=";
+      text += num(shape.radius);
+      return text;
+    }
+    case ShapeType::Capsule:
+    case ShapeType::Cylinder:
+      return std::string(shape_name(shape.type)) + " r=" + num(shape.radius) +
+             " l=" + num(shape.length);
+    case ShapeType::Mesh: {
+      std::string text = "mesh";
+      if (!shape.mesh_file.empty()) {
+        text += ' ';
+        text += std::filesystem::path(shape.mesh_file).filename().string();
+      }
+      text += " (";
+      text += std::to_string(shape.mesh.triangles.size());
+      text += " tris)";
+      return text;
+    }
+  }
+  return "unknown";
+}
+
+void print_field(const char* label, const std::string& value) {
+  std::printf("%-22s %s\n", label, value.c_str());
+}
+
+/// Prints rows as left-aligned columns separated by two spaces, indented by two.
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  for (const auto& row : rows) {
+    std::string line = " ";
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += ' ';
+      line += row[c];
+      if (c + 1 < row.size()) line.append(widths[c] - row[c].size() + 1, ' ');
+    }
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+}  // namespace
+
+int info_command(const InfoOptions& options) {
+  const LoadedScene loaded = load_and_build(options.scene, SettingsOverrides{});
+  const Scene& scene = loaded.scene;
+  const World& world = loaded.world;
+  const WorldSettings& settings = world.settings();
+
+  // Body i of the scene is the body of the same name in the world (or the i-th body).
+  const std::size_t n = world.body_count();
+  std::vector<BodyId> ids(scene.bodies.size());
+  for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
+    std::optional<BodyId> id;
+    if (!scene.bodies[i].name.empty()) id = world.find_body(scene.bodies[i].name);
+    ids[i] = id ? *id : BodyId{static_cast<std::uint32_t>(i)};
+  }
+
+  std::array<std::size_t, 3> kind_counts{};
+  std::map<std::string, std::size_t> shape_counts;
+  std::vector<std::string> shape_order;
+  double total_mass = 0;
+  double dynamic_mass = 0;
+  for (std::size_t i = 0; i < scene.bodies.size() && i < n; ++i) {
+    const BodyDef& def = scene.bodies[i];
+    const BodyInfo& body = world.body_info(ids[i]);
+    ++kind_counts[static_cast<std::size_t>(body.kind)];
+    const std::string shape = shape_name(def.shape.type);
+    if (shape_counts[shape]++ == 0) shape_order.push_back(shape);
+    total_mass += body.mass;
+    if (body.kind == BodyKind::Dynamic) dynamic_mass += body.mass;
+  }
+
+  print_field("scene", scene.path.empty() ? options.scene : scene.path);
+  print_field("dt", num(settings.dt) + " s");
+  print_field("gravity", vec(settings.gravity) + " m/s^2");
+  print_field("newton iterations", std::to_string(settings.newton_iterations));
+  print_field("tolerance", num(settings.tolerance) + " m");
+  print_field("rotation", rotation_name(settings.rotation));
+  print_field("integrator", integrator_name(settings.integrator));
+  print_field("default steps", std::to_string(scene.default_steps) + " (" +
+                                   num(scene.default_steps * settings.dt) + " s simulated)");
+  print_field("bodies", std::to_string(n) + " (" +
+                            std::to_string(kind_counts[static_cast<int>(BodyKind::Dynamic)]) +
+                            " dynamic, " +
+                            std::to_string(kind_counts[static_cast<int>(BodyKind::Static)]) +
+                            " static, " +
+                            std::to_string(kind_counts[static_cast<int>(BodyKind::Kinematic)]) +
+                            " kinematic)");
+  std::string shapes;
+  for (const std::string& shape : shape_order) {
+    if (!shapes.empty()) shapes += ", ";
+    shapes += shape + " " + std::to_string(shape_counts[shape]);
+  }
+  print_field("shapes", shapes.empty() ? "none" : shapes);
+  print_field("total mass", num(total_mass) + " kg (dynamic bodies " + num(dynamic_mass) +
+                                " kg)");
+  print_field("shared factorisations", std::to_string(world.factor_count()));
+
+  if (n == 0) return kExitOk;
+  if (n > kMaxTableBodies) {
+    std::printf("\n(%zu bodies: table omitted, shown for at most %zu)\n", n, kMaxTableBodies);
+    return kExitOk;
+  }
+  std::printf("\n");
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"#", "name", "kind", "shape", "mass (kg)", "principal inertia (kg m^2)"});
+  for (std::size_t i = 0; i < scene.bodies.size() && i < n; ++i) {
+    const BodyDef& def = scene.bodies[i];
+    const BodyInfo& body = world.body_info(ids[i]);
+    rows.push_back({std::to_string(i), body.name.empty() ? "-" : body.name,
+                    kind_name(body.kind), shape_description(def.shape), num(body.mass),
+                    vec(body.principal_inertia)});
+  }
+  print_table(rows);
+  return kExitOk;
+}
+
+}  // namespace mabd::cli

@@ -1,0 +1,157 @@
+// `mabd`: command-line front end (run, bench, info). Exit codes: 0 success, 1 output or
+// internal failure, 2 bad usage or invalid scene, 3 simulation diverged, 130 interrupted.
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <new>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "mabd/error.h"
+
+namespace {
+
+using namespace mabd::cli;
+
+int fail(int code, const std::string& message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "mabd: %s\n", one_line(message).c_str());
+  std::fflush(stderr);
+  return code;
+}
+
+/// Options shared by `run` and `bench` that override scene settings.
+struct OverrideOptions {
+  double dt = 0;
+  std::string rotation;
+  std::string integrator;
+  CLI::Option* dt_option = nullptr;
+  CLI::Option* rotation_option = nullptr;
+  CLI::Option* integrator_option = nullptr;
+
+  void add(CLI::App& app, bool with_dt) {
+    if (with_dt) {
+      dt_option = app.add_option("--dt", dt, "Time step (s), overrides settings.dt");
+    }
+    rotation_option = app.add_option("--rotation", rotation,
+                                     "Rotation extraction: polar | normalized")
+                          ->check(CLI::IsMember({"polar", "normalized"}));
+    integrator_option = app.add_option("--integrator", integrator,
+                                       "Single-body integrator: corotated | vanilla")
+                            ->check(CLI::IsMember({"corotated", "vanilla"}));
+  }
+
+  SettingsOverrides get() const {
+    SettingsOverrides overrides;
+    if (dt_option != nullptr && dt_option->count() > 0) overrides.dt = dt;
+    if (rotation_option->count() > 0) overrides.rotation = parse_rotation(rotation);
+    if (integrator_option->count() > 0) overrides.integrator = parse_integrator(integrator);
+    return overrides;
+  }
+};
+
+int run_main(int argc, char** argv) {
+  CLI::App app{"mabd: multibody simulation with Multi-Affine-Body Dynamics", "mabd"};
+  app.set_version_flag("--version", std::string("mabd ") + kVersion);
+  app.require_subcommand(1);
+
+  std::function<int()> action;
+
+  // ---- run ----------------------------------------------------------------------------
+  RunOptions run;
+  std::int64_t run_steps = 0;
+  OverrideOptions run_overrides;
+  CLI::App* run_app = app.add_subcommand("run", "Simulate a scene");
+  run_app->add_option("scene", run.scene, "Scene file (JSON)")->required();
+  CLI::Option* run_steps_option = run_app->add_option(
+      "--steps", run_steps, "Number of steps (default: the scene's settings.steps)");
+  run_overrides.add(*run_app, true);
+  run_app->add_option("--out", run.out,
+                      "Write body poses to this CSV file "
+                      "(step,time,body,x,y,z,qw,qx,qy,qz)");
+  run_app->add_option("--stats", run.stats,
+                      "Write per-step statistics to this JSON Lines file (.jsonl)");
+  run_app->add_option("--every", run.every, "Write poses every K steps (default 1)");
+  run_app->add_flag("-q,--quiet", run.quiet, "No progress bar");
+  run_app->callback([&] {
+    action = [&] {
+      if (run_steps_option->count() > 0) run.steps = run_steps;
+      run.overrides = run_overrides.get();
+      return run_command(run);
+    };
+  });
+
+  // ---- bench --------------------------------------------------------------------------
+  BenchOptions bench;
+  std::int64_t bench_steps = 0;
+  OverrideOptions bench_overrides;
+  CLI::App* bench_app =
+      app.add_subcommand("bench", "Time the steps of a scene; prints one JSON line");
+  bench_app->add_option("scene", bench.scene, "Scene file (JSON)")->required();
+  CLI::Option* bench_steps_option = bench_app->add_option(
+      "--steps", bench_steps, "Number of timed steps (default: the scene's settings.steps)");
+  bench_overrides.add(*bench_app, true);
+  bench_app->add_option("--warmup", bench.warmup, "Untimed steps before timing (default 0)");
+  bench_app->callback([&] {
+    action = [&] {
+      if (bench_steps_option->count() > 0) bench.steps = bench_steps;
+      bench.overrides = bench_overrides.get();
+      return bench_command(bench);
+    };
+  });
+
+  // ---- info ---------------------------------------------------------------------------
+  InfoOptions info;
+  CLI::App* info_app = app.add_subcommand("info", "Summarise a scene");
+  info_app->add_option("scene", info.scene, "Scene file (JSON)")->required();
+  info_app->callback([&] { action = [&] { return info_command(info); }; });
+
+  if (argc <= 1) {
+    std::cerr << app.help();
+    return kExitUsage;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (app.get_subcommands().empty() && argv[1][0] != '-') {
+      return fail(kExitUsage, std::string("unknown command '") + argv[1] +
+                                  "' (expected run, bench or info; see 'mabd --help')");
+    }
+    std::string message = e.what();
+    const std::string help = app.get_subcommands().empty()
+                                 ? std::string("mabd --help")
+                                 : "mabd " + app.get_subcommands().front()->get_name() +
+                                       " --help";
+    return fail(kExitUsage, message + " (see '" + help + "')");
+  }
+  if (!action) return fail(kExitUsage, "no command given (see 'mabd --help')");
+  return action();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const UsageError& e) {
+    return fail(kExitUsage, e.what());
+  } catch (const mabd::SceneError& e) {
+    return fail(kExitUsage, e.what());
+  } catch (const mabd::InvalidArgument& e) {
+    return fail(kExitUsage, e.what());
+  } catch (const mabd::SimulationError& e) {
+    return fail(kExitSimulation, e.what());
+  } catch (const Interrupted& e) {
+    return fail(kExitInterrupted, e.what());
+  } catch (const OutputError& e) {
+    return fail(kExitFailure, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(kExitFailure, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(kExitFailure, std::string("internal error: ") + e.what());
+  }
+}

@@ -1,0 +1,177 @@
+#include "cli/output_writers.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+
+namespace mabd::cli {
+
+namespace {
+
+constexpr std::size_t kFileBufferSize = 1 << 20;
+
+std::string lowercase(std::string text) {
+  for (char& c : text) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return text;
+}
+
+}  // namespace
+
+void check_extension(const char* option, const std::string& path,
+                     std::initializer_list<const char*> extensions) {
+  const std::string extension = lowercase(std::filesystem::path(path).extension().string());
+  for (const char* allowed : extensions) {
+    if (extension == allowed) return;
+  }
+  std::string supported;
+  for (const char* allowed : extensions) {
+    if (!supported.empty()) supported += ", ";
+    supported += allowed;
+  }
+  const std::string shown = std::filesystem::path(path).extension().string();
+  throw UsageError(std::string(option) + ": unsupported extension '" + shown +
+                   "' (supported: " + supported + ")");
+}
+
+// ---- OutputFile -----------------------------------------------------------------------
+
+OutputFile::OutputFile(const char* option, std::string path)
+    : option_(option), path_(std::move(path)) {
+  file_ = std::fopen(path_.c_str(), "wb");
+  if (file_ == nullptr) {
+    throw UsageError(std::string(option_) + ": cannot open '" + path_ +
+                     "' for writing: " + std::strerror(errno));
+  }
+  std::setvbuf(file_, nullptr, _IOFBF, kFileBufferSize);
+}
+
+OutputFile::~OutputFile() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+void OutputFile::write(const std::string& text) {
+  if (file_ == nullptr) return;
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
+    throw OutputError(std::string(option_) + ": error writing '" + path_ +
+                      "': " + std::strerror(errno));
+  }
+}
+
+void OutputFile::flush() {
+  if (file_ == nullptr) return;
+  if (std::fflush(file_) != 0) {
+    throw OutputError(std::string(option_) + ": error writing '" + path_ +
+                      "': " + std::strerror(errno));
+  }
+}
+
+void OutputFile::close() {
+  if (file_ == nullptr) return;
+  const bool failed = std::ferror(file_) != 0;
+  const bool close_failed = std::fclose(file_) != 0;
+  const int error = errno;
+  file_ = nullptr;
+  if (failed || close_failed) {
+    throw OutputError(std::string(option_) + ": error writing '" + path_ +
+                      "': " + std::strerror(error));
+  }
+}
+
+void OutputFile::discard() {
+  if (file_ != nullptr) {
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+  std::error_code ignored;
+  std::filesystem::remove(path_, ignored);
+}
+
+// ---- formatting -------------------------------------------------------------------------
+
+std::string csv_escape(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos) return field;
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  quoted += '"';
+  return quoted;
+}
+
+void append_number(std::string& out, double value, const char* format) {
+  char text[40];
+  const int n = std::snprintf(text, sizeof text, format, value);
+  if (n > 0) out.append(text, static_cast<std::size_t>(std::min<int>(n, sizeof text - 1)));
+}
+
+// ---- PoseCsvWriter ----------------------------------------------------------------------
+
+PoseCsvWriter::PoseCsvWriter(const std::string& path, const World& world)
+    : file_("--out", path) {
+  const std::size_t n = world.body_count();
+  names_.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string& name = world.body_info(BodyId{static_cast<std::uint32_t>(i)}).name;
+    names_.push_back(csv_escape(name.empty() ? std::to_string(i) : name));
+  }
+  file_.write("step,time,body,x,y,z,qw,qx,qy,qz\n");
+}
+
+void PoseCsvWriter::write(const World& world) {
+  buffer_.clear();
+  std::string prefix = std::to_string(world.step_count());
+  prefix += ',';
+  append_number(prefix, world.time(), "%.12g");
+  prefix += ',';
+  for (std::size_t i = 0; i < names_.size(); ++i) {
+    const Pose pose = world.pose(BodyId{static_cast<std::uint32_t>(i)});
+    buffer_ += prefix;
+    buffer_ += names_[i];
+    for (int k = 0; k < 3; ++k) {
+      buffer_ += ',';
+      append_number(buffer_, pose.position[k], "%.12g");
+    }
+    const Quat& q = pose.orientation;
+    for (double c : {q.w(), q.x(), q.y(), q.z()}) {
+      buffer_ += ',';
+      append_number(buffer_, c, "%.12g");
+    }
+    buffer_ += '\n';
+  }
+  file_.write(buffer_);
+}
+
+// ---- StatsJsonlWriter -------------------------------------------------------------------
+
+StatsJsonlWriter::StatsJsonlWriter(const std::string& path) : file_("--stats", path) {}
+
+void StatsJsonlWriter::write(const World& world) {
+  const StepStats& stats = world.last_step();
+  const auto vector = [](const Vec3& v) { return nlohmann::ordered_json::array({v[0], v[1], v[2]}); };
+  nlohmann::ordered_json line;
+  line["step"] = world.step_count();
+  line["time"] = world.time();
+  line["newton_iterations"] = stats.newton_iterations;
+  line["residual"] = stats.residual;
+  line["kinetic_energy"] = world.kinetic_energy();
+  line["potential_energy"] = world.potential_energy();
+  line["linear_momentum"] = vector(world.linear_momentum());
+  line["angular_momentum"] = vector(world.angular_momentum());
+  line["wall_ms"] = stats.wall_ms;
+  buffer_ = line.dump();
+  buffer_ += '\n';
+  file_.write(buffer_);
+}
+
+}  // namespace mabd::cli

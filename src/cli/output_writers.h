@@ -1,0 +1,79 @@
+// Streaming output files of `mabd run`: body poses (CSV) and per-step statistics (JSONL).
+#pragma once
+
+#include <cstdio>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "mabd/world.h"
+
+namespace mabd::cli {
+
+/// Checks that `path` ends in one of `extensions` (e.g. {".csv"}; case-insensitive). Throws
+/// UsageError "OPTION: unsupported extension '.xyz' (supported: .csv)" otherwise.
+void check_extension(const char* option, const std::string& path,
+                     std::initializer_list<const char*> extensions);
+
+/// A buffered output file, written line by line. Errors throw OutputError naming `option`.
+class OutputFile {
+ public:
+  OutputFile(const char* option, std::string path);  ///< creates/truncates the file
+  ~OutputFile();                                      ///< closes without reporting errors
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+  void write(const std::string& text);
+  void flush();
+  /// Flushes and closes; throws OutputError if anything failed to be written.
+  void close();
+  /// Closes and deletes the file (used when a later setup step fails).
+  void discard();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  const char* option_;
+  std::string path_;
+  std::FILE* file_ = nullptr;
+};
+
+/// CSV of body poses: header "step,time,body,x,y,z,qw,qx,qy,qz", one row per body per
+/// sample. Position and orientation are World::pose() (the body's own frame).
+class PoseCsvWriter {
+ public:
+  PoseCsvWriter(const std::string& path, const World& world);
+  /// Writes one row per body for the world's current state.
+  void write(const World& world);
+  void flush() { file_.flush(); }
+  void close() { file_.close(); }
+  void discard() { file_.discard(); }
+
+ private:
+  OutputFile file_;
+  std::vector<std::string> names_;  ///< CSV-escaped body names
+  std::string buffer_;
+};
+
+/// JSON Lines: one object per call with step, time, newton_iterations, residual,
+/// kinetic_energy, potential_energy, linear_momentum[3], angular_momentum[3], wall_ms.
+class StatsJsonlWriter {
+ public:
+  explicit StatsJsonlWriter(const std::string& path);
+  void write(const World& world);
+  void flush() { file_.flush(); }
+  void close() { file_.close(); }
+  void discard() { file_.discard(); }
+
+ private:
+  OutputFile file_;
+  std::string buffer_;
+};
+
+/// Escapes a CSV field (RFC 4180): quoted when it contains a comma, quote or line break.
+std::string csv_escape(const std::string& field);
+
+/// Appends `value` printed with the printf format `format` (e.g. "%.12g").
+void append_number(std::string& out, double value, const char* format);
+
+}  // namespace mabd::cli

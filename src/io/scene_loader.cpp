@@ -1,0 +1,286 @@
+// Scene files: JSON -> validated mabd::Scene. The format is documented in docs/scene-format.md.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/json_reader.h"
+#include "mabd/error.h"
+#include "mabd/scene.h"
+#include "mabd/settings.h"
+#include "mabd/shape.h"
+
+namespace mabd {
+
+namespace {
+
+using io::Node;
+
+const std::vector<std::string> kTopLevelFields = {"description", "settings",  "materials",
+                                                  "bodies",      "joints",    "colliders",
+                                                  "generators"};
+const std::vector<std::string> kReservedFields = {"joints", "colliders", "generators"};
+const std::vector<std::string> kSettingsFields = {"dt",        "gravity",  "newton_iterations",
+                                                  "tolerance", "rotation", "integrator",
+                                                  "steps"};
+const std::vector<std::string> kMaterialFields = {"density", "youngs_modulus", "poisson_ratio"};
+const std::vector<std::string> kBodyFields = {"name",           "shape",           "material",
+                                              "mass",           "position",        "orientation",
+                                              "linear_velocity", "angular_velocity", "kind"};
+const std::vector<std::string> kShapeTypes = {"box", "sphere", "capsule", "cylinder", "mesh"};
+const std::vector<std::string> kBodyKinds = {"dynamic", "static", "kinematic"};
+
+/// Fields each shape type takes (besides "type").
+std::vector<std::string> shape_fields(ShapeType type) {
+  switch (type) {
+    case ShapeType::Box: return {"size"};
+    case ShapeType::Sphere: return {"radius"};
+    case ShapeType::Capsule:
+    case ShapeType::Cylinder: return {"radius", "length"};
+    case ShapeType::Mesh: return {"file"};
+  }
+  return {};
+}
+
+std::string list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + items[i];
+  return out;
+}
+
+WorldSettings parse_settings(const Node& node, int& default_steps) {
+  node.check_fields(kSettingsFields);
+  WorldSettings s;
+  if (auto n = node.get("dt")) s.dt = n->positive();
+  if (auto n = node.get("gravity")) s.gravity = n->vec3();
+  if (auto n = node.get("newton_iterations")) s.newton_iterations = n->integer(1);
+  if (auto n = node.get("tolerance")) s.tolerance = n->positive();
+  if (auto n = node.get("rotation")) {
+    s.rotation = n->one_of({"polar", "normalized"}) == 0 ? RotationMode::Polar
+                                                          : RotationMode::Normalized;
+  }
+  if (auto n = node.get("integrator")) {
+    s.integrator = n->one_of({"corotated", "vanilla"}) == 0 ? IntegratorMode::CoRotated
+                                                             : IntegratorMode::Vanilla;
+  }
+  if (auto n = node.get("steps")) default_steps = n->integer(1);
+  try {
+    validate_settings(s);
+  } catch (const InvalidArgument& e) {
+    node.fail(e.what());
+  }
+  return s;
+}
+
+Material parse_material(const Node& node) {
+  node.check_fields(kMaterialFields);
+  Material m;
+  if (auto n = node.get("density")) m.density = n->positive();
+  if (auto n = node.get("youngs_modulus")) m.youngs_modulus = n->positive();
+  if (auto n = node.get("poisson_ratio")) {
+    const double nu = n->number();
+    if (!(nu >= 0 && nu < 0.5)) {
+      n->fail("must be in [0, 0.5) (got " + io::format_number(nu) + ")");
+    }
+    m.poisson_ratio = nu;
+  }
+  return m;
+}
+
+std::filesystem::path resolve_mesh_path(const std::string& file, const std::string& base_dir) {
+  std::filesystem::path p(file);
+  if (p.is_absolute()) return p;
+  return (std::filesystem::path(base_dir.empty() ? "." : base_dir) / p).lexically_normal();
+}
+
+ShapeDef parse_shape(const Node& node, const std::string& base_dir) {
+  node.expect_object();
+  ShapeDef shape;
+  if (!node.has("type")) node.check_fields({"type", "size", "radius", "length", "file"});
+  const Node type_node = node.require("type");
+  shape.type = static_cast<ShapeType>(type_node.one_of(kShapeTypes));
+  const std::string type_name = kShapeTypes[static_cast<std::size_t>(shape.type)];
+
+  // Unknown keys; a key that belongs to another shape type gets a pointed message.
+  std::vector<std::string> allowed = shape_fields(shape.type);
+  allowed.insert(allowed.begin(), "type");
+  for (const auto& item : node.json().items()) {
+    const std::string& key = item.key();
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    for (ShapeType other : {ShapeType::Box, ShapeType::Sphere, ShapeType::Capsule,
+                            ShapeType::Cylinder, ShapeType::Mesh}) {
+      const auto fields = shape_fields(other);
+      if (std::find(fields.begin(), fields.end(), key) != fields.end()) {
+        node.fail("field '" + key + "' does not apply to a " + type_name + " shape (a " +
+                  type_name + " takes: " + list(shape_fields(shape.type)) + ")");
+      }
+    }
+    node.check_fields(allowed);  // reports the unknown key with a suggestion
+  }
+
+  switch (shape.type) {
+    case ShapeType::Box: {
+      const Node size = node.require("size");
+      shape.size = size.vec3();
+      for (std::size_t i = 0; i < 3; ++i) size.element(i).positive();
+      break;
+    }
+    case ShapeType::Sphere:
+      shape.radius = node.require("radius").positive();
+      break;
+    case ShapeType::Capsule:
+    case ShapeType::Cylinder:
+      shape.radius = node.require("radius").positive();
+      shape.length = node.require("length").positive();
+      break;
+    case ShapeType::Mesh: {
+      const Node file_node = node.require("file");
+      const std::string file = file_node.string();
+      if (file.empty()) file_node.fail("must not be empty");
+      const std::filesystem::path resolved = resolve_mesh_path(file, base_dir);
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(resolved, ec)) {
+        file_node.fail("mesh file not found: '" + resolved.string() + "'");
+      }
+      try {
+        shape.mesh = load_obj(resolved.string());
+      } catch (const InvalidArgument& e) {
+        file_node.fail(e.what());
+      }
+      shape.mesh_file = resolved.string();
+      break;
+    }
+  }
+
+  try {
+    validate_shape(shape);
+  } catch (const InvalidArgument& e) {
+    node.fail(e.what());
+  }
+  return shape;
+}
+
+BodyDef parse_body(const Node& item, const std::map<std::string, Material>& materials,
+                   const std::string& base_dir) {
+  item.expect_object();
+  BodyDef def;
+
+  const Node name_node = item.require("name");
+  def.name = name_node.string();
+  if (def.name.empty()) name_node.fail("must not be empty");
+  const Node body = item.relabel(item.where() + " '" + def.name + "'");
+  body.check_fields(kBodyFields);
+
+  def.shape = parse_shape(body.require("shape"), base_dir);
+
+  const Node material = body.require("material");
+  if (material.json().is_string()) {
+    const std::string key = material.string();
+    auto it = materials.find(key);
+    if (it == materials.end()) {
+      std::vector<std::string> known;
+      for (const auto& [k, v] : materials) known.push_back(k);
+      std::string what = "unknown material '" + key + "' (known: " +
+                         (known.empty() ? std::string("none") : list(known)) + ")";
+      if (auto suggestion = io::closest_match(key, known)) {
+        what += "; did you mean '" + *suggestion + "'?";
+      }
+      material.fail(what);
+    }
+    def.material = it->second;
+  } else if (material.json().is_object()) {
+    def.material = parse_material(material);
+  } else {
+    material.fail("expected a material name (string) or a material object, got " +
+                  io::type_name(material.json()));
+  }
+
+  if (auto n = body.get("mass")) def.mass = n->positive();
+  if (auto n = body.get("position")) def.position = n->vec3();
+  if (auto n = body.get("orientation")) {
+    const auto q = n->vec4();
+    Quat quat(q[0], q[1], q[2], q[3]);
+    const double norm = quat.norm();
+    if (!(norm > 0) || !std::isfinite(norm)) n->fail("must be a non-zero quaternion [w, x, y, z]");
+    def.orientation = Quat(q[0] / norm, q[1] / norm, q[2] / norm, q[3] / norm);
+  }
+  if (auto n = body.get("linear_velocity")) def.linear_velocity = n->vec3();
+  if (auto n = body.get("angular_velocity")) def.angular_velocity = n->vec3();
+  if (auto n = body.get("kind")) {
+    switch (n->one_of(kBodyKinds)) {
+      case 0: def.kind = BodyKind::Dynamic; break;
+      case 1: def.kind = BodyKind::Static; break;
+      default: def.kind = BodyKind::Kinematic; break;
+    }
+  }
+  return def;
+}
+
+}  // namespace
+
+Scene parse_scene(const std::string& json_text, const std::string& name,
+                  const std::string& base_dir) {
+  const io::Json root = io::parse_json_text(json_text, name);
+  const Node top(name, root, "", "");
+  if (!root.is_object()) top.fail("expected a JSON object, got " + io::type_name(root));
+  top.check_fields(kTopLevelFields);
+
+  Scene scene;
+  if (auto n = top.get("description")) n->string();
+
+  for (const std::string& key : kReservedFields) {
+    if (auto n = top.get(key)) {
+      n->expect_array();
+      if (n->size() != 0) n->fail("not supported by this version of mabd");
+    }
+  }
+
+  if (auto n = top.get("settings")) scene.settings = parse_settings(*n, scene.default_steps);
+
+  if (auto n = top.get("materials")) {
+    n->expect_object();
+    for (const auto& item : n->json().items()) {
+      if (item.key().empty()) n->fail("material names must not be empty");
+      const Node material(name, item.value(), "materials '" + item.key() + "'", "");
+      scene.materials[item.key()] = parse_material(material);
+    }
+  }
+
+  const Node bodies = top.require("bodies");
+  bodies.expect_array();
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const Node item = bodies.element(i).relabel("bodies[" + std::to_string(i) + "]");
+    BodyDef def = parse_body(item, scene.materials, base_dir);
+    auto [it, inserted] = seen.emplace(def.name, i);
+    if (!inserted) {
+      item.relabel(item.where() + " '" + def.name + "'")
+          .fail("duplicate body name '" + def.name + "' (also used by bodies[" +
+                std::to_string(it->second) + "])");
+    }
+    scene.bodies.push_back(std::move(def));
+  }
+  return scene;
+}
+
+Scene load_scene(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::error_code ec;
+  if (!in || std::filesystem::is_directory(path, ec)) {
+    io::throw_scene_error(path, "", "cannot open file");
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) io::throw_scene_error(path, "", "cannot read file");
+  std::string base_dir = std::filesystem::path(path).parent_path().string();
+  if (base_dir.empty()) base_dir = ".";
+  Scene scene = parse_scene(buffer.str(), path, base_dir);
+  scene.path = path;
+  return scene;
+}
+
+}  // namespace mabd

@@ -1,0 +1,28 @@
+// Validation of WorldSettings.
+#include <cmath>
+#include <sstream>
+
+#include "mabd/error.h"
+#include "mabd/settings.h"
+
+namespace mabd {
+
+void validate_settings(const WorldSettings& s) {
+  auto fail = [](const std::string& what) { throw InvalidArgument("settings." + what); };
+  if (!std::isfinite(s.dt) || s.dt <= 0) {
+    std::ostringstream m;
+    m << "dt: must be positive and finite (got " << s.dt << ")";
+    fail(m.str());
+  }
+  if (!s.gravity.allFinite()) fail("gravity: must be finite");
+  if (s.newton_iterations < 1) {
+    fail("newton_iterations: must be >= 1 (got " + std::to_string(s.newton_iterations) + ")");
+  }
+  if (!std::isfinite(s.tolerance) || s.tolerance <= 0) {
+    std::ostringstream m;
+    m << "tolerance: must be positive and finite (got " << s.tolerance << ")";
+    fail(m.str());
+  }
+}
+
+}  // namespace mabd

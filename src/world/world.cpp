@@ -1,0 +1,333 @@
+// World: creation of bodies (validation, compilation into the body frame) and queries.
+#include <cmath>
+#include <sstream>
+
+#include "body/affine.h"
+#include "body/elasticity.h"
+#include "body/rotation.h"
+#include "mabd/error.h"
+#include "world/world_impl.h"
+
+namespace mabd {
+
+using detail::BodyModel;
+
+namespace {
+
+std::string body_label(const BodyDef& def, std::size_t index) {
+  return def.name.empty() ? "body #" + std::to_string(index) : "body '" + def.name + "'";
+}
+
+void require(bool ok, const std::string& label, const std::string& what) {
+  if (!ok) throw InvalidArgument(label + ": " + what);
+}
+
+std::string num(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+/// Bounding radius of a shape about its COM (m).
+double bounding_radius(const ShapeDef& s, const Vec3& com) {
+  switch (s.type) {
+    case ShapeType::Box: return 0.5 * s.size.norm();
+    case ShapeType::Sphere: return s.radius;
+    case ShapeType::Capsule: return s.radius + 0.5 * s.length;
+    case ShapeType::Cylinder: return std::hypot(s.radius, 0.5 * s.length);
+    case ShapeType::Mesh: {
+      double r = 0;
+      for (const Vec3& v : s.mesh.vertices) r = std::max(r, (v - com).norm());
+      return r;
+    }
+  }
+  return 0;
+}
+
+/// Acceleration of the initial rigid motion, so that Newmark starts without a spurious
+/// vibration: adotdot_k = wdot x a_k + w x (w x a_k) with Euler's I wdot = -w x (I w), and
+/// gravity on the COM. Zero for non-dynamic bodies.
+Vec12 initial_acceleration(const Vec12& q, const Vec3& sigma, const BodyDef& def,
+                           const Vec3& gravity) {
+  Vec12 a = Vec12::Zero();
+  if (def.kind != BodyKind::Dynamic) return a;
+  const Mat3 A = detail::affine_A(q);
+  const Mat3 I = A * (sigma.sum() * Mat3::Identity() - Mat3(sigma.asDiagonal())) * A.transpose();
+  const Vec3& w = def.angular_velocity;
+  const Vec3 wdot = I.ldlt().solve(-w.cross(I * w));
+  for (int k = 0; k < 3; ++k) {
+    const Vec3 ak = detail::block(q, k);
+    a.segment<3>(3 * k) = wdot.cross(ak) + w.cross(w.cross(ak));
+  }
+  a.tail<3>() = gravity;
+  return a;
+}
+
+}  // namespace
+
+World::World(const WorldSettings& settings) : impl_(std::make_unique<Impl>()) {
+  validate_settings(settings);
+  impl_->settings = settings;
+}
+World::~World() = default;
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
+
+BodyId World::add_body(const BodyDef& def) {
+  Impl& w = *impl_;
+  const std::string label = body_label(def, w.bodies.size());
+  if (!def.name.empty()) require(!w.by_name.count(def.name), label, "duplicate body name");
+  const Material& mat = def.material;
+  require(std::isfinite(mat.youngs_modulus) && mat.youngs_modulus > 0, label,
+          "material.youngs_modulus: must be positive and finite (got " + num(mat.youngs_modulus) + ")");
+  require(std::isfinite(mat.poisson_ratio) && mat.poisson_ratio >= 0 && mat.poisson_ratio < 0.5,
+          label, "material.poisson_ratio: must be in [0, 0.5) (got " + num(mat.poisson_ratio) + ")");
+  require(std::isfinite(mat.density) && mat.density > 0, label,
+          "material.density: must be positive and finite (got " + num(mat.density) + ")");
+  if (def.mass) {
+    require(std::isfinite(*def.mass) && *def.mass > 0, label,
+            "mass: must be positive and finite (got " + num(*def.mass) + ")");
+  }
+  require(def.position.allFinite(), label, "position: must be finite");
+  require(def.linear_velocity.allFinite(), label, "linear_velocity: must be finite");
+  require(def.angular_velocity.allFinite(), label, "angular_velocity: must be finite");
+  const double qn = def.orientation.coeffs().norm();
+  require(std::isfinite(qn) && qn > 1e-12, label, "orientation: must be a non-zero finite quaternion");
+  require(!def.motion || def.kind == BodyKind::Kinematic, label,
+          "motion: only kinematic bodies follow a prescribed motion");
+
+  MassProperties mp;
+  try {
+    mp = compute_mass_properties(def.shape, mat.density);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(label + ": " + e.what());
+  }
+  const double scale = def.mass ? *def.mass / mp.mass : 1.0;
+
+  BodyModel b;
+  b.info.name = def.name;
+  b.info.kind = def.kind;
+  b.mass = mp.mass * scale;
+  b.volume = mp.volume;
+  b.sigma = mp.principal_second_moment * scale;
+  b.info.mass = b.mass;
+  b.info.volume = b.volume;
+  const double tr = b.sigma.sum();
+  b.info.principal_inertia = Vec3(tr - b.sigma[0], tr - b.sigma[1], tr - b.sigma[2]);
+  b.info.size = bounding_radius(def.shape, mp.com);
+  b.mu = detail::lame_mu(mat.youngs_modulus, mat.poisson_ratio);
+  b.lambda = detail::lame_lambda(mat.youngs_modulus, mat.poisson_ratio);
+  b.k_vanilla = b.mu * b.volume / 4;  // matches the co-rotated small-strain shear stiffness
+  b.R_up = mp.principal_axes;
+  b.com_u = mp.com;
+  b.origin_b = b.R_up.transpose() * (-b.com_u);
+  b.motion = def.motion;
+  b.kin_w = def.angular_velocity;
+  b.kin_v = def.linear_velocity;
+  if (b.dynamic()) {
+    b.factor = w.factors.get(b.sigma, b.mass, b.volume, b.mu, b.lambda, std::sqrt(w.beta_h2()));
+  }
+
+  Pose start{def.position, def.orientation.normalized()};
+  if (b.motion) start = b.motion(0.0);
+  const Vec12 q = w.q_from_pose(b, start);
+  Vec12 qdot = Vec12::Zero();
+  if (def.kind != BodyKind::Static) qdot = detail::velocities_of(q, def.angular_velocity, def.linear_velocity);
+
+  const Vec3 b_sigma = b.sigma;
+  const BodyId id{static_cast<std::uint32_t>(w.bodies.size())};
+  if (!def.name.empty()) w.by_name.emplace(def.name, id.index);
+  w.bodies.push_back(std::move(b));
+  w.q.push_back(q);
+  w.qdot.push_back(qdot);
+  w.acc.push_back(initial_acceleration(q, b_sigma, def, w.settings.gravity));
+  w.force.push_back(Vec3::Zero());
+  w.torque.push_back(Vec3::Zero());
+  w.kin_target.emplace_back();
+  return id;
+}
+
+Vec12 World::Impl::q_from_pose(const BodyModel& b, const Pose& pose) const {
+  // World <- user rotation times user <- body rotation; COM sits at the user-frame point com_u.
+  const Mat3 R_wu = pose.orientation.normalized().toRotationMatrix();
+  return detail::make_q(R_wu * b.R_up, pose.position + R_wu * b.com_u);
+}
+
+void World::Impl::check_id(BodyId id) const {
+  if (id.index >= bodies.size()) {
+    throw InvalidArgument("unknown body id " + std::to_string(id.index) + " (world has " +
+                          std::to_string(bodies.size()) + " bodies)");
+  }
+}
+
+// ---- inputs -------------------------------------------------------------------------------
+
+void World::apply_wrench(BodyId id, const Vec3& force, const Vec3& torque) {
+  impl_->check_id(id);
+  if (!force.allFinite() || !torque.allFinite()) {
+    throw InvalidArgument("apply_wrench: force and torque must be finite");
+  }
+  impl_->force[id.index] += force;
+  impl_->torque[id.index] += torque;
+}
+
+void World::apply_force_at(BodyId id, const Vec3& force, const Vec3& point) {
+  impl_->check_id(id);
+  if (!point.allFinite()) throw InvalidArgument("apply_force_at: point must be finite");
+  apply_wrench(id, force, (point - com_position(id)).cross(force));
+}
+
+void World::set_kinematic_target(BodyId id, const Pose& pose) {
+  impl_->check_id(id);
+  const auto& b = impl_->bodies[id.index];
+  if (b.info.kind != BodyKind::Kinematic) {
+    throw InvalidArgument("set_kinematic_target: body '" + b.info.name + "' is not kinematic");
+  }
+  if (!pose.position.allFinite() || !pose.orientation.coeffs().allFinite() ||
+      pose.orientation.norm() < 1e-12) {
+    throw InvalidArgument("set_kinematic_target: pose must be finite with a non-zero quaternion");
+  }
+  impl_->kin_target[id.index] = pose;
+}
+
+// ---- queries ------------------------------------------------------------------------------
+
+const WorldSettings& World::settings() const { return impl_->settings; }
+const StepStats& World::last_step() const { return impl_->stats; }
+double World::time() const { return impl_->time; }
+std::int64_t World::step_count() const { return impl_->steps; }
+std::size_t World::body_count() const { return impl_->bodies.size(); }
+std::size_t World::factor_count() const { return impl_->factors.size(); }
+
+const BodyInfo& World::body_info(BodyId id) const {
+  impl_->check_id(id);
+  return impl_->bodies[id.index].info;
+}
+
+std::optional<BodyId> World::find_body(const std::string& name) const {
+  auto it = impl_->by_name.find(name);
+  if (it == impl_->by_name.end()) return std::nullopt;
+  return BodyId{it->second};
+}
+
+Pose World::pose(BodyId id) const {
+  impl_->check_id(id);
+  const auto& b = impl_->bodies[id.index];
+  const Vec12& q = impl_->q[id.index];
+  Mat3 R;
+  if (!detail::polar_rotation(detail::affine_A(q), R)) R = Mat3::Identity();
+  Pose p;
+  p.position = detail::point(q, b.origin_b);
+  p.orientation = Quat(R * b.R_up.transpose()).normalized();
+  return p;
+}
+
+Vec3 World::com_position(BodyId id) const {
+  impl_->check_id(id);
+  return detail::affine_t(impl_->q[id.index]);
+}
+
+Twist World::twist(BodyId id) const {
+  impl_->check_id(id);
+  return detail::twist_of(impl_->q[id.index], impl_->qdot[id.index]);
+}
+
+Vec3 World::linear_momentum(BodyId id) const {
+  impl_->check_id(id);
+  const auto& b = impl_->bodies[id.index];
+  if (!b.dynamic()) return Vec3::Zero();
+  return b.mass * detail::block(impl_->qdot[id.index], 3);
+}
+
+Vec3 World::angular_momentum(BodyId id) const {
+  impl_->check_id(id);
+  const auto& b = impl_->bodies[id.index];
+  if (!b.dynamic()) return Vec3::Zero();
+  const Vec12& q = impl_->q[id.index];
+  const Vec12& qd = impl_->qdot[id.index];
+  // L = m t x tdot + sum_k sigma_k a_k x adot_k (exact for the affine motion).
+  Vec3 L = b.mass * detail::block(q, 3).cross(detail::block(qd, 3));
+  for (int k = 0; k < 3; ++k) L += b.sigma[k] * detail::block(q, k).cross(detail::block(qd, k));
+  return L;
+}
+
+double World::kinetic_energy(BodyId id) const {
+  impl_->check_id(id);
+  const auto& b = impl_->bodies[id.index];
+  if (!b.dynamic()) return 0;
+  const Vec12& qd = impl_->qdot[id.index];
+  double e = b.mass * detail::block(qd, 3).squaredNorm();
+  for (int k = 0; k < 3; ++k) e += b.sigma[k] * detail::block(qd, k).squaredNorm();
+  return 0.5 * e;
+}
+
+double World::elastic_energy(BodyId id) const {
+  impl_->check_id(id);
+  const auto& b = impl_->bodies[id.index];
+  if (!b.dynamic()) return 0;
+  const Mat3 A = detail::affine_A(impl_->q[id.index]);
+  // The energy the integrator minimises (see RotationMode, IntegratorMode).
+  if (impl_->settings.integrator == IntegratorMode::Vanilla) {
+    return detail::orthogonality_energy(A, b.k_vanilla);
+  }
+  if (impl_->settings.rotation == RotationMode::Normalized) {
+    return b.volume * detail::stvk_energy_density(A, b.mu, b.lambda);
+  }
+  Mat3 R;
+  if (!detail::polar_rotation(A, R)) return std::numeric_limits<double>::infinity();
+  return b.volume * detail::corotated_energy_density(A, R, b.mu, b.lambda);
+}
+
+double World::potential_energy(BodyId id) const {
+  impl_->check_id(id);
+  const auto& b = impl_->bodies[id.index];
+  if (!b.dynamic()) return 0;
+  return -b.mass * impl_->settings.gravity.dot(detail::affine_t(impl_->q[id.index])) +
+         elastic_energy(id);
+}
+
+double World::rigidity_deviation(BodyId id) const {
+  impl_->check_id(id);
+  const Mat3 A = detail::affine_A(impl_->q[id.index]);
+  return (A.transpose() * A - Mat3::Identity()).norm();
+}
+
+Mat3 World::affine_matrix(BodyId id) const {
+  impl_->check_id(id);
+  return detail::affine_A(impl_->q[id.index]);
+}
+
+Vec12 World::coordinates(BodyId id) const {
+  impl_->check_id(id);
+  return impl_->q[id.index];
+}
+
+Vec12 World::velocities(BodyId id) const {
+  impl_->check_id(id);
+  return impl_->qdot[id.index];
+}
+
+namespace {
+template <typename T, typename F>
+T sum_over(const World& w, F f) {
+  T s{};
+  if constexpr (std::is_same_v<T, Vec3>) s = Vec3::Zero();
+  for (std::uint32_t i = 0; i < w.body_count(); ++i) s += f(BodyId{i});
+  return s;
+}
+}  // namespace
+
+Vec3 World::linear_momentum() const {
+  return sum_over<Vec3>(*this, [&](BodyId i) { return linear_momentum(i); });
+}
+Vec3 World::angular_momentum() const {
+  return sum_over<Vec3>(*this, [&](BodyId i) { return angular_momentum(i); });
+}
+double World::kinetic_energy() const {
+  return sum_over<double>(*this, [&](BodyId i) { return kinetic_energy(i); });
+}
+double World::potential_energy() const {
+  return sum_over<double>(*this, [&](BodyId i) { return potential_energy(i); });
+}
+
+}  // namespace mabd

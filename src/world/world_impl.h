@@ -1,0 +1,78 @@
+// Internal state of a World: the compiled per-body model (constant after add_body) and the
+// mutable state, stored as flat arrays indexed by BodyId::index.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "body/body_hessian.h"
+#include "mabd/world.h"
+
+namespace mabd {
+
+namespace detail {
+
+/// Constant data of one body, in its body frame (COM origin, principal axes).
+struct BodyModel {
+  BodyInfo info;
+  Vec3 sigma = Vec3::Zero();    ///< principal second moments (kg m^2)
+  double mass = 0;              ///< kg
+  double volume = 0;            ///< m^3
+  double mu = 0, lambda = 0;    ///< Lame parameters (Pa)
+  double k_vanilla = 0;         ///< vanilla orthogonality stiffness (J), = mu V / 4
+  Mat3 R_up = Mat3::Identity(); ///< principal axes in the user frame (columns): user <- body
+  Vec3 com_u = Vec3::Zero();    ///< COM in the user frame (m)
+  Vec3 origin_b = Vec3::Zero(); ///< user-frame origin in body coordinates (m)
+  std::uint32_t factor = 0;     ///< index into the HessianCache (dynamic bodies)
+  MotionFunction motion;        ///< kinematic bodies
+  Vec3 kin_w = Vec3::Zero(), kin_v = Vec3::Zero();  ///< constant twist of a kinematic body
+
+  bool dynamic() const { return info.kind == BodyKind::Dynamic; }
+};
+
+}  // namespace detail
+
+struct World::Impl {
+  WorldSettings settings;
+  StepStats stats;
+  double time = 0;
+  std::int64_t steps = 0;
+
+  // Model.
+  std::vector<detail::BodyModel> bodies;
+  std::unordered_map<std::string, std::uint32_t> by_name;
+  detail::HessianCache factors;
+
+  // State.
+  std::vector<Vec12> q, qdot;
+  std::vector<Vec12> acc;  ///< generalised acceleration d2q/dt2 (Newmark)
+  std::vector<Vec3> force, torque;                 ///< accumulated for the next step
+  std::vector<std::optional<Pose>> kin_target;     ///< kinematic target for the next step
+
+  /// beta h^2 (s^2): h^2/4 for Newmark, h^2 for implicit Euler.
+  double beta_h2() const {
+    const double h = settings.dt;
+    return settings.time_integration == TimeIntegration::Newmark ? 0.25 * h * h : h * h;
+  }
+
+  // Step scratch.
+  // Displacements from q^n are kept apart from q to avoid cancellation in q - qhat.
+  std::vector<Vec12> q_prev;
+  std::vector<Vec12> d_hat;  ///< qhat - q^n
+  std::vector<Vec12> u;      ///< q - q^n
+
+  void check_id(BodyId id) const;
+  Vec12 q_from_pose(const detail::BodyModel& b, const Pose& pose) const;
+
+  // Step phases (step.cpp).
+  void predict();
+  double newton_iteration_corotated();
+  double newton_iteration_vanilla();
+  void move_kinematic();
+  void check_state() const;
+  void finish_step();
+};
+
+}  // namespace mabd

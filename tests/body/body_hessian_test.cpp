@@ -1,0 +1,67 @@
+// The structured co-rotated factor equals the dense Hb, and the polar rotation is exact.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "body/body_hessian.h"
+#include "body/elasticity.h"
+#include "body/rotation.h"
+
+namespace mabd::detail {
+namespace {
+
+TEST(BodyHessian, StructuredSolveMatchesDenseSolve) {
+  const Vec3 sigma(0.3, 0.02, 0.001);
+  const double m = 5, V = 0.005, h = 1e-3;
+  const double mu = lame_mu(1e8, 0.3), lambda = lame_lambda(1e8, 0.3);
+  const BodyHessian f = BodyHessian::build(sigma, m, V, mu, lambda, h);
+  const Mat12 H = BodyHessian::dense(sigma, m, V, mu, lambda, h);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 10; ++trial) {
+    Vec12 v;
+    for (int i = 0; i < 12; ++i) v[i] = u(rng);
+    const Vec12 x = f.solve(v);
+    EXPECT_LT((H * x - v).norm(), 1e-10 * v.norm());
+  }
+}
+
+TEST(BodyHessian, RestHessianIsTheElasticEnergyHessian) {
+  // Finite differences of the co-rotated gradient at A = I + small symmetric strain.
+  const double mu = 2.0, lambda = 3.0, e = 1e-6;
+  Mat3 A = Mat3::Identity();
+  Mat12 H = BodyHessian::dense(Vec3::Zero(), 1.0, 1.0, mu, lambda, 1.0);
+  for (int c = 0; c < 9; ++c) {
+    Mat3 dA = Mat3::Zero();
+    dA(c % 3, c / 3) = e;
+    const Mat3 gp = corotated_stress(A + dA, Mat3::Identity(), mu, lambda);
+    const Mat3 gm = corotated_stress(A - dA, Mat3::Identity(), mu, lambda);
+    const Mat3 col = (gp - gm) / (2 * e);
+    for (int r = 0; r < 9; ++r) EXPECT_NEAR(H(r, c), col(r % 3, r / 3), 1e-6);
+  }
+}
+
+TEST(Rotation, PolarDecompositionIsExact) {
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Mat3 R0 = Eigen::Quaterniond(u(rng), u(rng), u(rng), u(rng)).normalized().toRotationMatrix();
+    Mat3 S = Mat3::Identity();
+    for (int i = 0; i < 3; ++i)
+      for (int j = i; j < 3; ++j) S(i, j) = S(j, i) = S(i, j) + 0.2 * u(rng);
+    Mat3 R;
+    ASSERT_TRUE(polar_rotation(R0 * S, R));
+    // R0 S with S not necessarily positive definite; compare with the SVD polar factor.
+    Eigen::JacobiSVD<Mat3> svd(R0 * S, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    const Mat3 Rs = svd.matrixU() * svd.matrixV().transpose();
+    EXPECT_LT((R - Rs).norm(), 1e-12);
+    EXPECT_LT((R.transpose() * R - Mat3::Identity()).norm(), 1e-13);
+  }
+  Mat3 R;
+  Mat3 inverted = Mat3::Identity();
+  inverted(0, 0) = -1;
+  EXPECT_FALSE(polar_rotation(inverted, R));
+}
+
+}  // namespace
+}  // namespace mabd::detail

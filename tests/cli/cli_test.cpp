@@ -1,0 +1,391 @@
+// End-to-end tests of the `mabd` executable: runs the built binary and checks its outputs,
+// messages and exit codes.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCli = MABD_CLI_PATH;
+const fs::path kData = fs::path(MABD_SOURCE_DIR) / "tests" / "data" / "cli";
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+/// Splits one CSV record (RFC 4180 quoting, no embedded line breaks).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        fields.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("mabd_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  fs::path tmp(const std::string& name) const { return dir_ / name; }
+  static std::string scene(const std::string& name) { return (kData / name).string(); }
+
+  /// Runs `mabd ARGS` (ARGS already shell-quoted), capturing stdout, stderr and exit code.
+  Result run(const std::string& args) const {
+    const fs::path out = tmp("stdout.txt");
+    const fs::path err = tmp("stderr.txt");
+    const std::string command = quote(kCli) + " " + args + " </dev/null >" +
+                                quote(out.string()) + " 2>" + quote(err.string());
+    const int status = std::system(command.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_text(out);
+    r.err = read_text(err);
+    return r;
+  }
+
+  fs::path dir_;
+};
+
+void expect_one_error_line(const Result& r) {
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 1u) << r.err;
+  EXPECT_EQ(lines[0].rfind("mabd: ", 0), 0u) << lines[0];
+}
+
+// ---- run ----------------------------------------------------------------------------------
+
+TEST_F(CliTest, RunWritesPoseCsvEveryKSteps) {
+  const fs::path csv = tmp("poses.csv");
+  const Result r = run("run " + quote(scene("spin_box.json")) + " --steps 20 --every 5 --out " +
+                       quote(csv.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(read_text(csv));
+  ASSERT_EQ(lines.size(), 1u + (20 / 5 + 1) * 1);
+  EXPECT_EQ(lines[0], "step,time,body,x,y,z,qw,qx,qy,qz");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto f = csv_fields(lines[i]);
+    ASSERT_EQ(f.size(), 10u) << lines[i];
+    EXPECT_EQ(std::stoi(f[0]), static_cast<int>(5 * (i - 1)));
+    EXPECT_NEAR(std::stod(f[1]), 0.001 * 5 * (i - 1), 1e-12);
+    EXPECT_EQ(f[2], "box");
+    double norm2 = 0;
+    for (int k = 6; k < 10; ++k) norm2 += std::stod(f[k]) * std::stod(f[k]);
+    EXPECT_NEAR(norm2, 1.0, 1e-6) << lines[i];
+  }
+  // Initial state: at the origin, identity orientation.
+  const auto first = csv_fields(lines[1]);
+  EXPECT_DOUBLE_EQ(std::stod(first[3]), 0.0);
+  EXPECT_DOUBLE_EQ(std::stod(first[6]), 1.0);
+  // The box spins: the final orientation differs from the initial one.
+  const auto last = csv_fields(lines.back());
+  EXPECT_LT(std::stod(last[6]), 1.0);
+}
+
+TEST_F(CliTest, RunWritesOneRowPerBodyAndQuotesNames) {
+  const fs::path csv = tmp("poses.csv");
+  const Result r =
+      run("run " + quote(scene("two_bodies.json")) + " --steps 10 --out " + quote(csv.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(read_text(csv));
+  ASSERT_EQ(lines.size(), 1u + (10 + 1) * 2);
+  const auto ball = csv_fields(lines[1]);
+  const auto rod = csv_fields(lines[2]);
+  ASSERT_EQ(ball.size(), 10u);
+  ASSERT_EQ(rod.size(), 10u);
+  EXPECT_EQ(ball[2], "ball");
+  EXPECT_EQ(rod[2], "rod, long");
+  EXPECT_NEAR(std::stod(ball[5]), 1.0, 1e-12);  // initial z
+  EXPECT_NEAR(std::stod(rod[3]), 0.5, 1e-12);   // initial x
+  // The ball falls and moves along +x.
+  const auto ball_end = csv_fields(lines[lines.size() - 2]);
+  EXPECT_EQ(ball_end[0], "10");
+  EXPECT_EQ(ball_end[2], "ball");
+  EXPECT_GT(std::stod(ball_end[3]), 0.0);
+  EXPECT_LT(std::stod(ball_end[5]), 1.0);
+}
+
+TEST_F(CliTest, RunWritesStatsJsonlForEveryStep) {
+  const fs::path stats = tmp("stats.jsonl");
+  const Result r =
+      run("run " + quote(scene("spin_box.json")) + " --steps 30 --stats " + quote(stats.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(read_text(stats));
+  ASSERT_EQ(lines.size(), 30u);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto j = nlohmann::json::parse(lines[i]);
+    for (const char* key : {"step", "time", "newton_iterations", "residual", "kinetic_energy",
+                            "potential_energy", "linear_momentum", "angular_momentum",
+                            "wall_ms"}) {
+      EXPECT_TRUE(j.contains(key)) << key << " missing in " << lines[i];
+    }
+    EXPECT_EQ(j["step"].get<int>(), static_cast<int>(i + 1));
+    EXPECT_NEAR(j["time"].get<double>(), 0.001 * (i + 1), 1e-12);
+    EXPECT_GE(j["newton_iterations"].get<int>(), 1);
+    ASSERT_EQ(j["linear_momentum"].size(), 3u);
+    ASSERT_EQ(j["angular_momentum"].size(), 3u);
+    EXPECT_GT(j["kinetic_energy"].get<double>(), 0.0);  // the box spins
+  }
+}
+
+TEST_F(CliTest, RunPrintsSummaryAndNoProgressWhenNotATerminal) {
+  const Result r = run("run " + quote(scene("spin_box.json")) + " --steps 7");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines_of(r.out).size(), 1u) << r.out;
+  EXPECT_NE(r.out.find("7 steps"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ms/step"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(CliTest, RunUsesSceneDefaultSteps) {
+  const fs::path stats = tmp("stats.jsonl");
+  const Result r = run("run " + quote(scene("spin_box.json")) + " --quiet --stats " +
+                       quote(stats.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(lines_of(read_text(stats)).size(), 50u);  // settings.steps in the scene
+}
+
+TEST_F(CliTest, RunAppliesOverrides) {
+  const fs::path csv = tmp("poses.csv");
+  const Result r = run("run " + quote(scene("spin_box.json")) +
+                       " --steps 4 --dt 0.0025 --rotation normalized --integrator vanilla --out " +
+                       quote(csv.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(read_text(csv));
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_NEAR(std::stod(csv_fields(lines.back())[1]), 0.01, 1e-12);
+}
+
+TEST_F(CliTest, SimulationErrorExits3AndKeepsCompleteRows) {
+  const fs::path csv = tmp("poses.csv");
+  const fs::path stats = tmp("stats.jsonl");
+  const Result r = run("run " + quote(scene("diverging.json")) + " --out " + quote(csv.string()) +
+                       " --stats " + quote(stats.string()));
+  EXPECT_EQ(r.code, 3) << r.err;
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("jelly"), std::string::npos) << r.err;
+  const std::string csv_text = read_text(csv);
+  const std::string stats_text = read_text(stats);
+  ASSERT_FALSE(csv_text.empty());
+  EXPECT_EQ(csv_text.back(), '\n');
+  const auto rows = lines_of(csv_text);
+  ASSERT_GE(rows.size(), 2u);  // header + initial state at least
+  EXPECT_EQ(rows[0], "step,time,body,x,y,z,qw,qx,qy,qz");
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto f = csv_fields(rows[i]);
+    ASSERT_EQ(f.size(), 10u) << rows[i];
+    EXPECT_EQ(std::stoi(f[0]), static_cast<int>(i - 1));
+    for (int k = 3; k < 10; ++k) EXPECT_TRUE(std::isfinite(std::stod(f[k]))) << rows[i];
+  }
+  // One stats line per completed step, i.e. per pose row after the initial one.
+  const auto stats_lines = lines_of(stats_text);
+  EXPECT_EQ(stats_lines.size(), rows.size() - 2);
+  for (const auto& line : stats_lines) EXPECT_TRUE(nlohmann::json::accept(line)) << line;
+}
+
+// ---- errors -------------------------------------------------------------------------------
+
+TEST_F(CliTest, BadSceneExits2WithOneLineAndCreatesNoOutput) {
+  const fs::path csv = tmp("poses.csv");
+  const fs::path stats = tmp("stats.jsonl");
+  const Result r = run("run " + quote(scene("bad_unknown_field.json")) + " --out " +
+                       quote(csv.string()) + " --stats " + quote(stats.string()));
+  EXPECT_EQ(r.code, 2);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("bad_unknown_field.json"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("angular_velocty"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(csv));
+  EXPECT_FALSE(fs::exists(stats));
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(CliTest, MissingSceneFileExits2) {
+  const fs::path csv = tmp("poses.csv");
+  const Result r =
+      run("run " + quote(tmp("no_such_scene.json").string()) + " --out " + quote(csv.string()));
+  EXPECT_EQ(r.code, 2);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("no_such_scene.json"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(csv));
+}
+
+TEST_F(CliTest, NonPositiveDtExits2) {
+  for (const char* dt : {"0", "-0.001", "nan"}) {
+    const fs::path csv = tmp("poses.csv");
+    const Result r = run("run " + quote(scene("spin_box.json")) + " --dt " + dt + " --out " +
+                         quote(csv.string()));
+    EXPECT_EQ(r.code, 2) << dt;
+    expect_one_error_line(r);
+    EXPECT_NE(r.err.find("--dt"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(csv));
+  }
+}
+
+TEST_F(CliTest, BadCountsExit2) {
+  for (const char* args : {"--steps 0", "--steps -3", "--every 0", "--steps abc"}) {
+    const Result r = run("run " + quote(scene("spin_box.json")) + " " + args);
+    EXPECT_EQ(r.code, 2) << args;
+    expect_one_error_line(r);
+  }
+}
+
+TEST_F(CliTest, UnsupportedOutputExtensionExits2) {
+  const fs::path bad = tmp("poses.xyz");
+  const Result r = run("run " + quote(scene("spin_box.json")) + " --out " + quote(bad.string()));
+  EXPECT_EQ(r.code, 2);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("--out: unsupported extension '.xyz' (supported: .csv)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(bad));
+}
+
+TEST_F(CliTest, UnknownOptionsAndModesExit2) {
+  const std::vector<std::string> cases = {
+      "run " + quote(scene("spin_box.json")) + " --no-such-option",
+      "run " + quote(scene("spin_box.json")) + " --rotation sideways",
+      "run " + quote(scene("spin_box.json")) + " --integrator magic",
+      "run", "explode " + quote(scene("spin_box.json"))};
+  for (const std::string& args : cases) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(r.err.rfind("mabd: ", 0), 0u) << args << ": " << r.err;
+  }
+}
+
+TEST_F(CliTest, NoSubcommandPrintsHelpAndExits2) {
+  const Result r = run("");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("run"), std::string::npos);
+  EXPECT_NE(r.err.find("bench"), std::string::npos);
+  EXPECT_NE(r.err.find("info"), std::string::npos);
+}
+
+TEST_F(CliTest, VersionAndHelp) {
+  Result r = run("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "mabd 0.1.0\n");
+  r = run("run --help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("--every"), std::string::npos) << r.out;
+}
+
+// ---- bench --------------------------------------------------------------------------------
+
+TEST_F(CliTest, BenchPrintsOneJsonLine) {
+  const Result r = run("bench " + quote(scene("spin_box.json")) +
+                       " --steps 25 --warmup 3 --rotation normalized");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  const auto j = nlohmann::json::parse(lines[0]);
+  for (const char* key :
+       {"scene", "bodies", "joints", "rows", "steps", "ms_per_step_median", "ms_per_step_min",
+        "residual_max", "newton_iterations_mean", "peak_rss_mb", "rotation", "integrator"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["scene"], scene("spin_box.json"));
+  EXPECT_EQ(j["bodies"].get<int>(), 1);
+  EXPECT_EQ(j["joints"].get<int>(), 0);
+  EXPECT_EQ(j["rows"].get<int>(), 0);
+  EXPECT_EQ(j["steps"].get<int>(), 25);
+  EXPECT_EQ(j["rotation"], "normalized");
+  EXPECT_EQ(j["integrator"], "corotated");
+  EXPECT_GT(j["ms_per_step_median"].get<double>(), 0.0);
+  EXPECT_LE(j["ms_per_step_min"].get<double>(), j["ms_per_step_median"].get<double>());
+  EXPECT_GE(j["newton_iterations_mean"].get<double>(), 1.0);
+  EXPECT_GT(j["peak_rss_mb"].get<double>(), 0.0);
+}
+
+TEST_F(CliTest, BenchBadSceneExits2WithoutJson) {
+  const Result r = run("bench " + quote(scene("bad_unknown_field.json")));
+  EXPECT_EQ(r.code, 2);
+  expect_one_error_line(r);
+  EXPECT_EQ(r.out, "");
+}
+
+// ---- info ---------------------------------------------------------------------------------
+
+TEST_F(CliTest, InfoSummarisesTheScene) {
+  const Result r = run("info " + quote(scene("two_bodies.json")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* text : {"two_bodies.json", "ball", "rod, long", "sphere", "capsule",
+                           "dynamic", "polar", "corotated", "0.002"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << " not in:\n" << r.out;
+  }
+}
+
+TEST_F(CliTest, InfoBadSceneExits2) {
+  const Result r = run("info " + quote(scene("bad_unknown_field.json")));
+  EXPECT_EQ(r.code, 2);
+  expect_one_error_line(r);
+}
+
+}  // namespace

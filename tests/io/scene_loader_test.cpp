@@ -1,0 +1,516 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mabd/error.h"
+#include "mabd/scene.h"
+#include "mabd/world.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using mabd::Scene;
+using mabd::SceneError;
+
+const std::string kDataDir = std::string(MABD_SOURCE_DIR) + "/tests/data";
+
+std::string good(const std::string& name) { return kDataDir + "/good/" + name; }
+std::string bad(const std::string& name) { return kDataDir + "/bad/" + name; }
+
+/// Runs `fn`, which must throw SceneError; returns its message after checking it is one line.
+template <class Fn>
+std::string scene_error(Fn&& fn) {
+  try {
+    fn();
+  } catch (const SceneError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    return message;
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "expected SceneError, got another exception: " << e.what();
+    return {};
+  }
+  ADD_FAILURE() << "expected SceneError, nothing was thrown";
+  return {};
+}
+
+std::string parse_error(const std::string& json, const std::string& base_dir = ".") {
+  return scene_error([&] { mabd::parse_scene(json, "inline.json", base_dir); });
+}
+
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+// ---- bad inputs: one fixture per class of error ------------------------------------------
+
+struct BadCase {
+  const char* file;      // under tests/data/bad
+  const char* expected;  // message after "PATH: "
+  bool exact;            // whole message, or only its beginning
+};
+
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.file; }
+
+const BadCase kBadCases[] = {
+    {"unknown_top_field.json", "top level: unknown field 'bodys' (did you mean 'bodies'?)", true},
+    {"unknown_settings_field.json", "settings: unknown field 'dtt' (did you mean 'dt'?)", true},
+    {"unknown_body_field.json",
+     "bodies[0] 'rod': unknown field 'positon' (did you mean 'position'?)", true},
+    {"unknown_shape_field.json",
+     "bodies[0] 'rod': shape: unknown field 'sise' (did you mean 'size'?)", true},
+    {"unknown_material_field.json",
+     "materials 'wood': unknown field 'young_modulus' (did you mean 'youngs_modulus'?)", true},
+    {"wrong_type.json", "settings.dt: expected a number, got string", true},
+    {"missing_material.json", "bodies[0] 'rod': missing required field 'material'", true},
+    {"unknown_material.json", "bodies[1] 'rod': material: unknown material 'steel' (known: wood)",
+     true},
+    {"zero_size.json", "bodies[0] 'rod': shape.size[1]: must be positive (got 0)", true},
+    {"negative_size.json", "bodies[0] 'rod': shape.size[1]: must be positive (got -0.02)", true},
+    {"negative_radius.json", "bodies[0] 'ball': shape.radius: must be positive (got -0.1)", true},
+    {"nan.json", "malformed JSON at line 3, column 11: ", false},
+    {"infinite.json", "bodies[0] 'rod': mass: must be finite (got 1e999)", true},
+    {"nonpositive_dt.json", "settings.dt: must be positive (got 0)", true},
+    {"malformed.json", "malformed JSON at line 4, column 3: ", false},
+    {"bad_rotation.json",
+     "settings.rotation: unknown value 'quaternion' (expected one of: polar, normalized)", true},
+    {"duplicate_names.json", "bodies[1] 'rod': duplicate body name 'rod' (also used by bodies[0])",
+     true},
+    {"missing_mesh.json", "bodies[0] 'blob': shape.file: mesh file not found: '", false},
+    {"joints.json", "joints: not supported by this version of mabd", true},
+    {"missing_bodies.json", "top level: missing required field 'bodies'", true},
+    {"zero_quaternion.json", "bodies[0] 'rod': orientation: must be a non-zero quaternion", false},
+    {"duplicate_key.json", "settings: duplicate key 'dt'", true},
+    {"empty_name.json", "bodies[0]: name: must not be empty", true},
+};
+
+class BadSceneFile : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadSceneFile, MessageNamesFileItemAndProblem) {
+  const BadCase& c = GetParam();
+  const std::string path = bad(c.file);
+  const std::string message = scene_error([&] { mabd::load_scene(path); });
+  const std::string expected = path + ": " + c.expected;
+  if (c.exact) {
+    EXPECT_EQ(message, expected);
+  } else {
+    EXPECT_TRUE(starts_with(message, expected)) << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, BadSceneFile, ::testing::ValuesIn(kBadCases),
+                         [](const ::testing::TestParamInfo<BadCase>& info) {
+                           std::string name = info.param.file;
+                           name = name.substr(0, name.find('.'));
+                           name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
+                           return name;
+                         });
+
+TEST(BadSceneFiles, EveryFixtureIsCovered) {
+  std::set<std::string> listed;
+  for (const BadCase& c : kBadCases) listed.insert(c.file);
+  for (const auto& entry : fs::directory_iterator(kDataDir + "/bad")) {
+    if (entry.path().extension() != ".json") continue;
+    EXPECT_TRUE(listed.count(entry.path().filename().string()))
+        << entry.path() << " has no expected message";
+  }
+}
+
+TEST(SceneErrors, NaNLiteralIsAParseErrorNamingTheToken) {
+  const std::string message = scene_error([&] { mabd::load_scene(bad("nan.json")); });
+  EXPECT_NE(message.find("invalid literal"), std::string::npos) << message;
+}
+
+TEST(SceneErrors, MissingMeshNamesResolvedPath) {
+  const std::string message = scene_error([&] { mabd::load_scene(bad("missing_mesh.json")); });
+  EXPECT_NE(message.find("bad/no_such_mesh.obj"), std::string::npos) << message;
+}
+
+TEST(SceneErrors, CannotOpenFile) {
+  const std::string path = bad("does_not_exist.json");
+  EXPECT_EQ(scene_error([&] { mabd::load_scene(path); }), path + ": cannot open file");
+}
+
+TEST(SceneErrors, DirectoryCannotBeOpened) {
+  const std::string path = kDataDir + "/bad";
+  EXPECT_EQ(scene_error([&] { mabd::load_scene(path); }), path + ": cannot open file");
+}
+
+TEST(SceneErrors, ParseSceneUsesGivenName) {
+  EXPECT_EQ(parse_error(R"({"settings": {"dt": -1}, "bodies": []})"),
+            "inline.json: settings.dt: must be positive (got -1)");
+}
+
+TEST(SceneErrors, EmptyText) {
+  EXPECT_TRUE(starts_with(parse_error(""), "inline.json: malformed JSON at line 1, column 1: "));
+}
+
+TEST(SceneErrors, MalformedColumnOnLaterLine) {
+  const std::string message = parse_error("{\n\"bodies\": [\n  1 2]}");
+  EXPECT_TRUE(starts_with(message, "inline.json: malformed JSON at line 3, column 5: ")) << message;
+}
+
+TEST(SceneErrors, TopLevelMustBeObject) {
+  EXPECT_EQ(parse_error("[]"), "inline.json: top level: expected a JSON object, got array");
+}
+
+TEST(SceneErrors, UnknownFieldWithoutCloseMatchListsKnownFields) {
+  const std::string message = parse_error(R"({"settings": {"xyz": 1}, "bodies": []})");
+  EXPECT_EQ(message,
+            "inline.json: settings: unknown field 'xyz' (known fields: dt, gravity, "
+            "newton_iterations, tolerance, rotation, integrator, steps)");
+}
+
+TEST(SceneErrors, DescriptionMustBeString) {
+  EXPECT_EQ(parse_error(R"({"description": 3, "bodies": []})"),
+            "inline.json: description: expected a string, got number");
+}
+
+TEST(SceneErrors, ReservedSectionsAcceptOnlyEmptyArrays) {
+  EXPECT_NO_THROW(mabd::parse_scene(R"({"bodies": [], "joints": [], "colliders": [],
+                                        "generators": []})",
+                                    "inline.json"));
+  EXPECT_EQ(parse_error(R"({"bodies": [], "colliders": [{}]})"),
+            "inline.json: colliders: not supported by this version of mabd");
+  EXPECT_EQ(parse_error(R"({"bodies": [], "generators": [1]})"),
+            "inline.json: generators: not supported by this version of mabd");
+  EXPECT_EQ(parse_error(R"({"bodies": [], "joints": {}})"),
+            "inline.json: joints: expected an array, got object");
+}
+
+TEST(SceneErrors, VectorLengthAndElementType) {
+  EXPECT_EQ(parse_error(R"({"settings": {"gravity": [0, -9.81]}, "bodies": []})"),
+            "inline.json: settings.gravity: expected an array of 3 numbers, got 2 elements");
+  EXPECT_EQ(parse_error(R"({"settings": {"gravity": 9.81}, "bodies": []})"),
+            "inline.json: settings.gravity: expected an array of 3 numbers, got number");
+  EXPECT_EQ(parse_error(R"({"settings": {"gravity": [0, 0, "down"]}, "bodies": []})"),
+            "inline.json: settings.gravity[2]: expected a number, got string");
+  EXPECT_EQ(parse_error(R"({"settings": {"gravity": [0, 0, null]}, "bodies": []})"),
+            "inline.json: settings.gravity[2]: expected a number, got null");
+}
+
+TEST(SceneErrors, InfiniteNumbersAnywhere) {
+  EXPECT_EQ(parse_error(R"({"settings": {"gravity": [0, 0, -1e999]}, "bodies": []})"),
+            "inline.json: settings.gravity[2]: must be finite (got -1e999)");
+  EXPECT_EQ(parse_error(R"({"settings": {"dt": 1e400}, "bodies": []})"),
+            "inline.json: settings.dt: must be finite (got 1e400)");
+  EXPECT_EQ(parse_error(R"({"materials": {"wood": {"density": 1E999}}, "bodies": []})"),
+            "inline.json: materials 'wood': density: must be finite (got 1E999)");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "b", "shape": {"type": "box",
+                               "size": [1, 1e999, 1]}, "material": {}}]})"),
+            "inline.json: bodies[0] 'b': shape.size[1]: must be finite (got 1e999)");
+}
+
+TEST(SceneErrors, IntegerSettings) {
+  EXPECT_EQ(parse_error(R"({"settings": {"newton_iterations": 1.5}, "bodies": []})"),
+            "inline.json: settings.newton_iterations: must be an integer (got 1.5)");
+  EXPECT_EQ(parse_error(R"({"settings": {"newton_iterations": 0}, "bodies": []})"),
+            "inline.json: settings.newton_iterations: must be at least 1 (got 0)");
+  EXPECT_EQ(parse_error(R"({"settings": {"steps": -5}, "bodies": []})"),
+            "inline.json: settings.steps: must be at least 1 (got -5)");
+  EXPECT_EQ(parse_error(R"({"settings": {"steps": 1e12}, "bodies": []})"),
+            "inline.json: settings.steps: must be at most 2147483647 (got 1e+12)");
+  EXPECT_EQ(parse_error(R"({"settings": {"tolerance": 0}, "bodies": []})"),
+            "inline.json: settings.tolerance: must be positive (got 0)");
+}
+
+TEST(SceneErrors, EnumSuggestions) {
+  EXPECT_EQ(parse_error(R"({"settings": {"rotation": "normalised"}, "bodies": []})"),
+            "inline.json: settings.rotation: unknown value 'normalised' (expected one of: "
+            "polar, normalized); did you mean 'normalized'?");
+  EXPECT_EQ(parse_error(R"({"settings": {"integrator": "implicit"}, "bodies": []})"),
+            "inline.json: settings.integrator: unknown value 'implicit' (expected one of: "
+            "corotated, vanilla)");
+  EXPECT_EQ(parse_error(R"({"settings": {"rotation": 1}, "bodies": []})"),
+            "inline.json: settings.rotation: expected a string, got number");
+}
+
+TEST(SceneErrors, MaterialRanges) {
+  EXPECT_EQ(parse_error(R"({"materials": {"wood": {"poisson_ratio": 0.5}}, "bodies": []})"),
+            "inline.json: materials 'wood': poisson_ratio: must be in [0, 0.5) (got 0.5)");
+  EXPECT_EQ(parse_error(R"({"materials": {"wood": {"poisson_ratio": -0.1}}, "bodies": []})"),
+            "inline.json: materials 'wood': poisson_ratio: must be in [0, 0.5) (got -0.1)");
+  EXPECT_EQ(parse_error(R"({"materials": {"wood": {"youngs_modulus": 0}}, "bodies": []})"),
+            "inline.json: materials 'wood': youngs_modulus: must be positive (got 0)");
+  EXPECT_EQ(parse_error(R"({"materials": {"wood": 5}, "bodies": []})"),
+            "inline.json: materials 'wood': expected an object, got number");
+  EXPECT_EQ(parse_error(R"({"materials": [], "bodies": []})"),
+            "inline.json: materials: expected an object, got array");
+}
+
+TEST(SceneErrors, InlineMaterial) {
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1},
+                                        "material": {"density": -1}}]})"),
+            "inline.json: bodies[0] 'b': material.density: must be positive (got -1)");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1},
+                                        "material": {"densty": 1}}]})"),
+            "inline.json: bodies[0] 'b': material: unknown field 'densty' (did you mean "
+            "'density'?)");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1},
+                                        "material": 7}]})"),
+            "inline.json: bodies[0] 'b': material: expected a material name (string) or a "
+            "material object, got number");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1},
+                                        "material": "wood"}]})"),
+            "inline.json: bodies[0] 'b': material: unknown material 'wood' (known: none)");
+}
+
+TEST(SceneErrors, BodyFields) {
+  EXPECT_EQ(parse_error(R"({"bodies": [3]})"),
+            "inline.json: bodies[0]: expected an object, got number");
+  EXPECT_EQ(parse_error(R"({"bodies": {}})"), "inline.json: bodies: expected an array, got object");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"shape": {"type": "sphere", "radius": 1}}]})"),
+            "inline.json: bodies[0]: missing required field 'name'");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": 4}]})"),
+            "inline.json: bodies[0]: name: expected a string, got number");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "b", "material": {}}]})"),
+            "inline.json: bodies[0] 'b': missing required field 'shape'");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1},
+                                        "material": {}, "mass": 0}]})"),
+            "inline.json: bodies[0] 'b': mass: must be positive (got 0)");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1},
+                                        "material": {}, "kind": "fixed"}]})"),
+            "inline.json: bodies[0] 'b': kind: unknown value 'fixed' (expected one of: dynamic, "
+            "static, kinematic)");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1},
+                                        "material": {}, "orientation": [1, 0, 0]}]})"),
+            "inline.json: bodies[0] 'b': orientation: expected an array of 4 numbers, got 3 "
+            "elements");
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1},
+                                        "material": {}, "angular_velocity": [0, 0, true]}]})"),
+            "inline.json: bodies[0] 'b': angular_velocity[2]: expected a number, got boolean");
+}
+
+TEST(SceneErrors, ShapeFields) {
+  const auto body = [](const std::string& shape) {
+    return R"({"bodies": [{"name": "s", "material": {}, "shape": )" + shape + "}]}";
+  };
+  EXPECT_EQ(parse_error(body(R"({"type": "cube", "size": [1, 1, 1]})")),
+            "inline.json: bodies[0] 's': shape.type: unknown value 'cube' (expected one of: box, "
+            "sphere, capsule, cylinder, mesh)");
+  EXPECT_EQ(parse_error(body(R"({"size": [1, 1, 1]})")),
+            "inline.json: bodies[0] 's': shape: missing required field 'type'");
+  EXPECT_EQ(parse_error(body(R"({"tpye": "box", "size": [1, 1, 1]})")),
+            "inline.json: bodies[0] 's': shape: unknown field 'tpye' (did you mean 'type'?)");
+  EXPECT_EQ(parse_error(body(R"({"type": "sphere", "size": [1, 1, 1]})")),
+            "inline.json: bodies[0] 's': shape: field 'size' does not apply to a sphere shape (a "
+            "sphere takes: radius)");
+  EXPECT_EQ(parse_error(body(R"({"type": "box"})")),
+            "inline.json: bodies[0] 's': shape: missing required field 'size'");
+  EXPECT_EQ(parse_error(body(R"({"type": "capsule", "radius": 0.1, "length": 0})")),
+            "inline.json: bodies[0] 's': shape.length: must be positive (got 0)");
+  EXPECT_EQ(parse_error(body(R"({"type": "cylinder", "radius": 0, "length": 1})")),
+            "inline.json: bodies[0] 's': shape.radius: must be positive (got 0)");
+  EXPECT_EQ(parse_error(body(R"({"type": "cylinder", "radius": 1})")),
+            "inline.json: bodies[0] 's': shape: missing required field 'length'");
+  EXPECT_EQ(parse_error(body(R"({"type": "mesh", "file": ""})")),
+            "inline.json: bodies[0] 's': shape.file: must not be empty");
+  EXPECT_EQ(parse_error(body(R"("box")")),
+            "inline.json: bodies[0] 's': shape: expected an object, got string");
+}
+
+TEST(SceneErrors, BrokenMeshFileErrorIsPrefixed) {
+  const std::string message = parse_error(
+      R"({"bodies": [{"name": "m", "material": {},
+                      "shape": {"type": "mesh", "file": "meshes/broken.obj"}}]})",
+      kDataDir + "/bad");
+  EXPECT_TRUE(starts_with(message, "inline.json: bodies[0] 'm': shape.file: ")) << message;
+}
+
+TEST(SceneErrors, OpenMeshIsRejectedByShapeValidation) {
+  const std::string message = parse_error(
+      R"({"bodies": [{"name": "m", "material": {},
+                      "shape": {"type": "mesh", "file": "meshes/open.obj"}}]})",
+      kDataDir + "/bad");
+  EXPECT_TRUE(starts_with(message, "inline.json: bodies[0] 'm': shape")) << message;
+}
+
+TEST(SceneErrors, DuplicateKeysReportTheirObject) {
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "a", "name": "b"}]})"),
+            "inline.json: bodies[0] 'a': duplicate key 'name'");
+  EXPECT_EQ(parse_error(R"({"bodies": [], "bodies": []})"),
+            "inline.json: top level: duplicate key 'bodies'");
+  EXPECT_EQ(parse_error(R"({"materials": {"w": {"density": 1, "density": 2}}, "bodies": []})"),
+            "inline.json: materials 'w': duplicate key 'density'");
+}
+
+// ---- good inputs ----------------------------------------------------------------------------
+
+TEST(LoadScene, FullExample) {
+  const std::string path = good("full.json");
+  const Scene scene = mabd::load_scene(path);
+  EXPECT_EQ(scene.path, path);
+
+  EXPECT_DOUBLE_EQ(scene.settings.dt, 0.002);
+  EXPECT_EQ(scene.settings.gravity, mabd::Vec3(0, 0, -9.81));
+  EXPECT_EQ(scene.settings.newton_iterations, 3);
+  EXPECT_DOUBLE_EQ(scene.settings.tolerance, 1e-6);
+  EXPECT_EQ(scene.settings.rotation, mabd::RotationMode::Normalized);
+  EXPECT_EQ(scene.settings.integrator, mabd::IntegratorMode::Vanilla);
+  EXPECT_EQ(scene.default_steps, 250);
+
+  ASSERT_EQ(scene.materials.size(), 2u);
+  EXPECT_DOUBLE_EQ(scene.materials.at("wood").density, 500);
+  EXPECT_DOUBLE_EQ(scene.materials.at("wood").youngs_modulus, 1e8);
+  EXPECT_DOUBLE_EQ(scene.materials.at("wood").poisson_ratio, 0.3);
+  // Missing keys take the Material defaults.
+  EXPECT_DOUBLE_EQ(scene.materials.at("soft").density, mabd::Material{}.density);
+  EXPECT_DOUBLE_EQ(scene.materials.at("soft").youngs_modulus, 1e6);
+  EXPECT_DOUBLE_EQ(scene.materials.at("soft").poisson_ratio, mabd::Material{}.poisson_ratio);
+
+  ASSERT_EQ(scene.bodies.size(), 5u);
+
+  const mabd::BodyDef& rod = scene.bodies[0];
+  EXPECT_EQ(rod.name, "rod");
+  EXPECT_EQ(rod.shape.type, mabd::ShapeType::Box);
+  EXPECT_EQ(rod.shape.size, mabd::Vec3(1.0, 0.02, 0.02));
+  EXPECT_DOUBLE_EQ(rod.material.density, 500);
+  ASSERT_TRUE(rod.mass.has_value());
+  EXPECT_DOUBLE_EQ(*rod.mass, 2.0);
+  EXPECT_EQ(rod.position, mabd::Vec3(0.5, 0, 0));
+  // [2, 0, 0, 0] is normalised to the identity.
+  EXPECT_DOUBLE_EQ(rod.orientation.w(), 1.0);
+  EXPECT_DOUBLE_EQ(rod.orientation.vec().norm(), 0.0);
+  EXPECT_EQ(rod.linear_velocity, mabd::Vec3(1, 2, 3));
+  EXPECT_EQ(rod.angular_velocity, mabd::Vec3(0, 0, 1));
+  EXPECT_EQ(rod.kind, mabd::BodyKind::Dynamic);
+
+  const mabd::BodyDef& ball = scene.bodies[1];
+  EXPECT_EQ(ball.shape.type, mabd::ShapeType::Sphere);
+  EXPECT_DOUBLE_EQ(ball.shape.radius, 0.1);
+  EXPECT_DOUBLE_EQ(ball.material.density, 2000);
+  EXPECT_DOUBLE_EQ(ball.material.youngs_modulus, mabd::Material{}.youngs_modulus);
+  EXPECT_DOUBLE_EQ(ball.material.poisson_ratio, 0.25);
+  EXPECT_FALSE(ball.mass.has_value());
+  EXPECT_EQ(ball.position, mabd::Vec3(0, 0, 1));
+  EXPECT_TRUE(ball.orientation.isApprox(mabd::Quat::Identity()));
+  EXPECT_EQ(ball.linear_velocity, mabd::Vec3::Zero());
+  EXPECT_EQ(ball.kind, mabd::BodyKind::Dynamic);
+
+  const mabd::BodyDef& pill = scene.bodies[2];
+  EXPECT_EQ(pill.shape.type, mabd::ShapeType::Capsule);
+  EXPECT_DOUBLE_EQ(pill.shape.radius, 0.05);
+  EXPECT_DOUBLE_EQ(pill.shape.length, 0.2);
+  EXPECT_DOUBLE_EQ(pill.material.youngs_modulus, 1e6);
+  EXPECT_DOUBLE_EQ(pill.orientation.w(), 0.0);
+  EXPECT_DOUBLE_EQ(pill.orientation.z(), 1.0);
+  EXPECT_EQ(pill.kind, mabd::BodyKind::Kinematic);
+
+  const mabd::BodyDef& drum = scene.bodies[3];
+  EXPECT_EQ(drum.shape.type, mabd::ShapeType::Cylinder);
+  EXPECT_DOUBLE_EQ(drum.shape.radius, 0.3);
+  EXPECT_DOUBLE_EQ(drum.shape.length, 0.1);
+  EXPECT_EQ(drum.kind, mabd::BodyKind::Static);
+
+  const mabd::BodyDef& tet = scene.bodies[4];
+  EXPECT_EQ(tet.shape.type, mabd::ShapeType::Mesh);
+  EXPECT_EQ(tet.shape.mesh.vertices.size(), 4u);
+  EXPECT_EQ(tet.shape.mesh.triangles.size(), 4u);
+  // Resolved against the scene file's directory.
+  EXPECT_TRUE(fs::equivalent(tet.shape.mesh_file, good("meshes/tetra.obj")))
+      << tet.shape.mesh_file;
+}
+
+TEST(LoadScene, MinimalSceneTakesDefaults) {
+  const Scene scene = mabd::load_scene(good("minimal.json"));
+  const mabd::WorldSettings defaults;
+  EXPECT_EQ(scene.settings.dt, defaults.dt);
+  EXPECT_EQ(scene.settings.gravity, defaults.gravity);
+  EXPECT_EQ(scene.settings.newton_iterations, defaults.newton_iterations);
+  EXPECT_EQ(scene.settings.tolerance, defaults.tolerance);
+  EXPECT_EQ(scene.settings.rotation, defaults.rotation);
+  EXPECT_EQ(scene.settings.integrator, defaults.integrator);
+  EXPECT_EQ(scene.default_steps, 1000);
+  EXPECT_TRUE(scene.materials.empty());
+  EXPECT_TRUE(scene.bodies.empty());
+}
+
+TEST(ParseScene, StringSceneHasNoPathAndResolvesMeshesAgainstBaseDir) {
+  const Scene scene = mabd::parse_scene(
+      R"({"bodies": [{"name": "t", "material": {},
+                      "shape": {"type": "mesh", "file": "meshes/tetra.obj"}}]})",
+      "inline.json", kDataDir + "/good");
+  EXPECT_EQ(scene.path, "");
+  ASSERT_EQ(scene.bodies.size(), 1u);
+  EXPECT_EQ(scene.bodies[0].shape.mesh.triangles.size(), 4u);
+}
+
+TEST(ParseScene, AbsoluteMeshPath) {
+  const std::string mesh = fs::absolute(good("meshes/tetra.obj")).string();
+  const Scene scene = mabd::parse_scene(
+      R"({"bodies": [{"name": "t", "material": {}, "shape": {"type": "mesh", "file": ")" + mesh +
+          R"("}}]})",
+      "inline.json", "/nonexistent");
+  EXPECT_EQ(scene.bodies[0].shape.mesh.vertices.size(), 4u);
+}
+
+TEST(ParseScene, IntegersAreAcceptedAsNumbersAndIntegralFloatsAsIntegers) {
+  const Scene scene = mabd::parse_scene(
+      R"({"settings": {"dt": 1, "newton_iterations": 4.0, "steps": 20},
+          "bodies": [{"name": "b", "shape": {"type": "box", "size": [1, 2, 3]},
+                      "material": {"density": 7}, "mass": 3}]})",
+      "inline.json");
+  EXPECT_DOUBLE_EQ(scene.settings.dt, 1.0);
+  EXPECT_EQ(scene.settings.newton_iterations, 4);
+  EXPECT_EQ(scene.default_steps, 20);
+  EXPECT_EQ(scene.bodies[0].shape.size, mabd::Vec3(1, 2, 3));
+  EXPECT_DOUBLE_EQ(*scene.bodies[0].mass, 3.0);
+}
+
+TEST(ParseScene, OrientationIsNormalised) {
+  const Scene scene = mabd::parse_scene(
+      R"({"bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1}, "material": {},
+                      "orientation": [1, 1, 0, 0]}]})",
+      "inline.json");
+  const mabd::Quat& q = scene.bodies[0].orientation;
+  EXPECT_NEAR(q.norm(), 1.0, 1e-15);
+  EXPECT_NEAR(q.w(), std::sqrt(0.5), 1e-15);
+  EXPECT_NEAR(q.x(), std::sqrt(0.5), 1e-15);
+}
+
+// ---- build_world ------------------------------------------------------------------------------
+
+TEST(BuildWorld, CreatesEveryBody) {
+  const Scene scene = mabd::load_scene(good("full.json"));
+  const mabd::World world = mabd::build_world(scene);
+  EXPECT_EQ(world.body_count(), 5u);
+  EXPECT_DOUBLE_EQ(world.settings().dt, 0.002);
+  const auto rod = world.find_body("rod");
+  ASSERT_TRUE(rod.has_value());
+  EXPECT_EQ(world.body_info(*rod).name, "rod");
+  EXPECT_NEAR(world.body_info(*rod).mass, 2.0, 1e-12);  // mass overrides density
+  const auto tet = world.find_body("tet");
+  ASSERT_TRUE(tet.has_value());
+  EXPECT_NEAR(world.body_info(*tet).volume, 1.0 / 6.0, 1e-12);
+  EXPECT_FALSE(world.find_body("nope").has_value());
+}
+
+TEST(BuildWorld, EmptyScene) {
+  const mabd::World world = mabd::build_world(mabd::load_scene(good("minimal.json")));
+  EXPECT_EQ(world.body_count(), 0u);
+}
+
+TEST(BuildWorld, WorldErrorsBecomeSceneErrors) {
+  Scene scene;
+  scene.path = "my.json";
+  mabd::BodyDef ok;
+  ok.name = "fine";
+  mabd::BodyDef def;
+  def.name = "bad";
+  def.material.density = -1;  // bypasses the loader's checks
+  scene.bodies = {ok, def};
+  const std::string message = scene_error([&] { mabd::build_world(scene); });
+  EXPECT_TRUE(starts_with(message, "my.json: bodies[1] 'bad': ")) << message;
+
+  scene.bodies = {};
+  scene.settings.dt = -1;
+  const std::string settings_message = scene_error([&] { mabd::build_world(scene); });
+  EXPECT_TRUE(starts_with(settings_message, "my.json: settings: ")) << settings_message;
+}
+
+}  // namespace
