@@ -149,6 +149,9 @@ int info_command(const InfoOptions& options) {
   print_field("tolerance", num(settings.tolerance) + " m");
   print_field("rotation", rotation_name(settings.rotation));
   print_field("integrator", integrator_name(settings.integrator));
+  print_field("time integration", settings.time_integration == TimeIntegration::Newmark
+                                      ? "newmark"
+                                      : "implicit_euler");
   print_field("default steps", std::to_string(scene.default_steps) + " (" +
                                    num(scene.default_steps * settings.dt) + " s simulated)");
   print_field("bodies", std::to_string(n) + " (" +

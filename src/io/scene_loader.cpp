@@ -26,7 +26,7 @@ const std::vector<std::string> kTopLevelFields = {"description", "settings",  "m
 const std::vector<std::string> kReservedFields = {"joints", "colliders", "generators"};
 const std::vector<std::string> kSettingsFields = {"dt",        "gravity",  "newton_iterations",
                                                   "tolerance", "rotation", "integrator",
-                                                  "steps"};
+                                                  "time_integration", "steps"};
 const std::vector<std::string> kMaterialFields = {"density", "youngs_modulus", "poisson_ratio"};
 const std::vector<std::string> kBodyFields = {"name",           "shape",           "material",
                                               "mass",           "position",        "orientation",
@@ -66,6 +66,11 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
   if (auto n = node.get("integrator")) {
     s.integrator = n->one_of({"corotated", "vanilla"}) == 0 ? IntegratorMode::CoRotated
                                                              : IntegratorMode::Vanilla;
+  }
+  if (auto n = node.get("time_integration")) {
+    s.time_integration = n->one_of({"newmark", "implicit_euler"}) == 0
+                             ? TimeIntegration::Newmark
+                             : TimeIntegration::ImplicitEuler;
   }
   if (auto n = node.get("steps")) default_steps = n->integer(1);
   try {
