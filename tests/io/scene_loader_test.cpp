@@ -163,7 +163,7 @@ TEST(SceneErrors, UnknownFieldWithoutCloseMatchListsKnownFields) {
   const std::string message = parse_error(R"({"settings": {"xyz": 1}, "bodies": []})");
   EXPECT_EQ(message,
             "inline.json: settings: unknown field 'xyz' (known fields: dt, gravity, "
-            "newton_iterations, tolerance, rotation, integrator, steps)");
+            "newton_iterations, tolerance, rotation, integrator, time_integration, steps)");
 }
 
 TEST(SceneErrors, DescriptionMustBeString) {
@@ -352,6 +352,7 @@ TEST(LoadScene, FullExample) {
   EXPECT_DOUBLE_EQ(scene.settings.tolerance, 1e-6);
   EXPECT_EQ(scene.settings.rotation, mabd::RotationMode::Normalized);
   EXPECT_EQ(scene.settings.integrator, mabd::IntegratorMode::Vanilla);
+  EXPECT_EQ(scene.settings.time_integration, mabd::TimeIntegration::ImplicitEuler);
   EXPECT_EQ(scene.default_steps, 250);
 
   ASSERT_EQ(scene.materials.size(), 2u);
@@ -424,6 +425,7 @@ TEST(LoadScene, MinimalSceneTakesDefaults) {
   EXPECT_EQ(scene.settings.newton_iterations, defaults.newton_iterations);
   EXPECT_EQ(scene.settings.tolerance, defaults.tolerance);
   EXPECT_EQ(scene.settings.rotation, defaults.rotation);
+  EXPECT_EQ(scene.settings.time_integration, defaults.time_integration);
   EXPECT_EQ(scene.settings.integrator, defaults.integrator);
   EXPECT_EQ(scene.default_steps, 1000);
   EXPECT_TRUE(scene.materials.empty());
