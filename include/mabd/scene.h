@@ -6,11 +6,19 @@
 #include <vector>
 
 #include "mabd/body.h"
+#include "mabd/joint.h"
 #include "mabd/settings.h"
 
 namespace mabd {
 
 class World;
+
+/// A joint as written in a scene: bodies by name ("world" for the world).
+struct SceneJoint {
+  JointDef def;          ///< body ids are filled by build_world
+  std::string body_a;    ///< name of the first body, or "world"
+  std::string body_b;    ///< name of the second body, or "world"
+};
 
 /// A parsed, validated scene: settings plus body definitions (meshes already loaded).
 struct Scene {
@@ -18,6 +26,7 @@ struct Scene {
   WorldSettings settings;
   std::map<std::string, Material> materials;
   std::vector<BodyDef> bodies;
+  std::vector<SceneJoint> joints;
   /// Steps `mabd run` takes when no --steps is given (settings.steps, default 1000).
   int default_steps = 1000;
 };

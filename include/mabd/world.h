@@ -5,9 +5,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "mabd/body.h"
 #include "mabd/ids.h"
+#include "mabd/joint.h"
 #include "mabd/math.h"
 #include "mabd/settings.h"
 
@@ -20,6 +22,9 @@ struct StepStats {
   /// the step was from converged when it stopped.
   double residual = 0;
   double wall_ms = 0;         ///< wall-clock time of the step (ms)
+  /// Largest joint constraint violation |C(q)|_inf after the step (m; angular rows are
+  /// scaled by the joint's length scale). 0 without joints.
+  double joint_residual = 0;
 };
 
 /// Read-only facts about a body, fixed at creation.
@@ -45,6 +50,11 @@ class World {
   /// Validates `def` and adds the body. Throws InvalidArgument naming the body and field.
   BodyId add_body(const BodyDef& def);
 
+  /// Validates `def` (existing bodies, non-zero axes, ...) and adds the joint. Throws
+  /// InvalidArgument naming the joint and the problem. The anchor and axes are world
+  /// quantities at the bodies' current configuration.
+  JointId add_joint(const JointDef& def);
+
   /// Advances the state by settings().dt. Throws SimulationError (naming step, body and
   /// quantity) if the state would become non-finite or diverge; the state is then left at
   /// the last valid step.
@@ -55,6 +65,13 @@ class World {
   double time() const;             ///< simulated time (s)
   std::int64_t step_count() const;
   std::size_t body_count() const;
+  std::size_t joint_count() const;
+  /// Total number of constraint rows of all joints (without active limits and drives).
+  std::size_t constraint_rows() const;
+  const std::string& joint_name(JointId id) const;
+  std::optional<JointId> find_joint(const std::string& name) const;
+  /// Non-fatal remarks collected while building (e.g. an anchor far outside both bodies).
+  const std::vector<std::string>& warnings() const;
   const BodyInfo& body_info(BodyId id) const;
   std::optional<BodyId> find_body(const std::string& name) const;
 
@@ -87,6 +104,15 @@ class World {
   Vec3 angular_momentum() const;
   double kinetic_energy() const;
   double potential_energy() const;
+
+  // Joints.
+  /// Wrench the joint applied during the last step (see JointWrench).
+  JointWrench joint_wrench(JointId id) const;
+  /// |C(q)|_inf of the joint's rows now (m).
+  double joint_residual(JointId id) const;
+  /// Joint coordinate now: hinge angle (rad) or prismatic slide (m) relative to the initial
+  /// configuration; 0 for other types.
+  double joint_position(JointId id) const;
 
   /// Number of distinct factored system matrices Hb shared between bodies.
   std::size_t factor_count() const;

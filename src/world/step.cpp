@@ -52,15 +52,14 @@ void World::step() {
   const auto start = std::chrono::steady_clock::now();
   w.q_prev = w.q;
   w.predict();
+  w.move_kinematic();
   int iterations = 0;
   double residual = 0;
-  const bool vanilla = w.settings.integrator == IntegratorMode::Vanilla;
   while (iterations < w.settings.newton_iterations) {
-    residual = vanilla ? w.newton_iteration_vanilla() : w.newton_iteration_corotated();
+    residual = w.newton_iteration();
     ++iterations;
     if (residual <= w.settings.tolerance) break;
   }
-  w.move_kinematic();
   try {
     w.check_state();
   } catch (...) {
@@ -68,6 +67,7 @@ void World::step() {
     throw;
   }
   w.finish_step();
+  w.update_joint_state();
   w.stats.newton_iterations = iterations;
   w.stats.residual = residual;
   w.stats.wall_ms =
@@ -99,69 +99,73 @@ void World::Impl::predict() {
   }
 }
 
-// Phases 2-4 for the co-rotated integrator: R, f = -grad E, dq = D(R) Hb^{-1} D(R)^T f
-// (paper Eq. abd_final; Alg. 1 for the normalized rotation).
-double World::Impl::newton_iteration_corotated() {
+// Phase 2-3: rotation, right-hand side f = -grad E and y = H^{-1} f for every body.
+//   co-rotated: H^{-1} = D(R) Hb^{-1} D(R)^T (paper Eq. abd_final; Alg. 1 when normalized);
+//   vanilla ABD: H = M_A/(beta h^2) + Hessian of k |A A^T - I|^2, assembled and inverted.
+void World::Impl::body_operators() {
   const double ih2 = 1.0 / beta_h2();
   const bool polar = settings.rotation == RotationMode::Polar;
-  double residual = 0;
+  const bool vanilla = settings.integrator == IntegratorMode::Vanilla;
+  rot.resize(bodies.size());
+  y.resize(bodies.size());
+  if (vanilla) vanilla_inv.resize(bodies.size());
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
     if (!b.dynamic()) continue;
     const Mat3 A = detail::affine_A(q[i]);
-    Mat3 R = A;
-    Mat3 P;
-    if (polar) {
-      if (!detail::polar_rotation(A, R)) R = Mat3::Identity();  // caught by check_state
-      P = detail::corotated_stress(A, R, b.mu, b.lambda);
-    } else {
-      P = detail::stvk_stress(A, b.mu, b.lambda);
-    }
     Vec12 f = -ih2 * mass_times(b, u[i] - d_hat[i]);
-    f.head<9>() -= b.volume * Eigen::Map<const Eigen::Matrix<double, 9, 1>>(P.data());
-
-    // D(R) acts trivially on t: Hb is isotropic there (m/(beta h^2) I3).
-    Vec12 y;  // D(R)^T f
-    y.tail<3>() = f.tail<3>();
-    for (int k = 0; k < 3; ++k) {
-      y.segment<3>(3 * k) = polar ? Vec3(R.transpose() * block(f, k))
-                                  : detail::rotate_back_normalized(A, block(f, k));
+    Mat3 P;  // dE_el/dA
+    if (vanilla) {
+      detail::Mat12 H = detail::Mat12::Zero();
+      H.topLeftCorner<9, 9>() = detail::orthogonality_hessian(A, b.k_vanilla);
+      for (int k = 0; k < 3; ++k) H.block<3, 3>(3 * k, 3 * k).diagonal().array() += b.sigma[k] * ih2;
+      H.bottomRightCorner<3, 3>().diagonal().array() += b.mass * ih2;
+      vanilla_inv[i] = Eigen::LDLT<detail::Mat12>(H).solve(detail::Mat12::Identity());
+      P = detail::orthogonality_gradient(A, b.k_vanilla);
+    } else if (polar) {
+      Mat3& R = rot[i];
+      if (!detail::polar_rotation(A, R)) R = Mat3::Identity();  // caught by check_state
+      P = b.volume * detail::corotated_stress(A, R, b.mu, b.lambda);
+    } else {
+      rot[i] = A;
+      P = b.volume * detail::stvk_stress(A, b.mu, b.lambda);
     }
-    const Vec12 z = factors[b.factor].solve(y);
-    Vec12 dq;  // D(R) z
-    dq.tail<3>() = z.tail<3>();
-    for (int k = 0; k < 3; ++k) {
-      dq.segment<3>(3 * k) = polar ? Vec3(R * block(z, k)) : detail::rotate_normalized(A, block(z, k));
-    }
-    q[i] += dq;
-    u[i] += dq;
-    residual = std::max(residual, displacement(b, dq));
+    f.head<9>() -= Eigen::Map<const Eigen::Matrix<double, 9, 1>>(P.data());
+    y[i] = solve_body(i, f);
   }
-  return residual;
 }
 
-// Phases 2-4 for vanilla ABD: energy k |A A^T - I|^2, full Hessian assembled and factored
-// every iteration (the paper's baseline).
-double World::Impl::newton_iteration_vanilla() {
-  const double ih2 = 1.0 / beta_h2();
+Vec12 World::Impl::solve_body(std::size_t i, const Vec12& v) const {
+  if (settings.integrator == IntegratorMode::Vanilla) return vanilla_inv[i] * v;
+  const Mat3& R = rot[i];
+  const bool polar = settings.rotation == RotationMode::Polar;
+  // D(R) acts trivially on t: Hb is isotropic there (m/(beta h^2) I3).
+  Vec12 x;  // D(R)^T v
+  x.tail<3>() = v.tail<3>();
+  for (int k = 0; k < 3; ++k) {
+    x.segment<3>(3 * k) = polar ? Vec3(R.transpose() * block(v, k))
+                                : detail::rotate_back_normalized(R, block(v, k));
+  }
+  const Vec12 z = factors[bodies[i].factor].solve(x);
+  Vec12 out;  // D(R) z
+  out.tail<3>() = z.tail<3>();
+  for (int k = 0; k < 3; ++k) {
+    out.segment<3>(3 * k) = polar ? Vec3(R * block(z, k)) : detail::rotate_normalized(R, block(z, k));
+  }
+  return out;
+}
+
+// Phases 2-6: one Newton iteration. Without joints dq = H^{-1} f body by body; with joints
+// the dual solve couples them. Returns the largest point displacement of the increment (m).
+double World::Impl::newton_iteration() {
+  body_operators();
+  if (!joints.empty()) dual_solve();  // y <- H^{-1} (f - G^T lambda)
   double residual = 0;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
-    const auto& b = bodies[i];
-    if (!b.dynamic()) continue;
-    const Mat3 A = detail::affine_A(q[i]);
-    detail::Mat12 H = detail::Mat12::Zero();
-    H.topLeftCorner<9, 9>() = detail::orthogonality_hessian(A, b.k_vanilla);
-    for (int k = 0; k < 3; ++k)
-      for (int d = 0; d < 3; ++d) H(3 * k + d, 3 * k + d) += b.sigma[k] * ih2;
-    for (int d = 9; d < 12; ++d) H(d, d) += b.mass * ih2;
-    const Mat3 g = detail::orthogonality_gradient(A, b.k_vanilla);
-    Vec12 f = -ih2 * mass_times(b, u[i] - d_hat[i]);
-    f.head<9>() -= Eigen::Map<const Eigen::Matrix<double, 9, 1>>(g.data());
-    Eigen::LDLT<detail::Mat12> ldlt(H);
-    const Vec12 dq = ldlt.solve(f);
-    q[i] += dq;
-    u[i] += dq;
-    residual = std::max(residual, displacement(b, dq));
+    if (!bodies[i].dynamic()) continue;
+    q[i] += y[i];
+    u[i] += y[i];
+    residual = std::max(residual, displacement(bodies[i], y[i]));
   }
   return residual;
 }

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "body/body_hessian.h"
+#include "joints/joint_model.h"
+#include "solvers/sparse_dual.h"
 #include "mabd/world.h"
 
 namespace mabd {
@@ -57,19 +59,40 @@ struct World::Impl {
     return settings.time_integration == TimeIntegration::Newmark ? 0.25 * h * h : h * h;
   }
 
+  // Joints.
+  std::vector<detail::JointModel> joints;
+  std::unordered_map<std::string, std::uint32_t> joint_by_name;
+  std::vector<std::string> warnings;
+  detail::SparseDualSolver dual_solver;
+  bool redundancy_reported = false;
+
   // Step scratch.
   // Displacements from q^n are kept apart from q to avoid cancellation in q - qhat.
   std::vector<Vec12> q_prev;
   std::vector<Vec12> d_hat;  ///< qhat - q^n
   std::vector<Vec12> u;      ///< q - q^n
 
+  // Per-iteration body operators: H_i^{-1} v = D(R) Hb^{-1} D(R)^T v (or Alg. 1, or the
+  // vanilla dense inverse).
+  std::vector<Mat3> rot;               ///< R (polar) or A (normalized) of each body
+  std::vector<detail::Mat12> vanilla_inv;
+  std::vector<Vec12> y;                ///< H^{-1} f of each body
+  std::vector<detail::Row> rows;       ///< rows of all joints at the current iterate
+  std::vector<std::uint32_t> row_joint;
+  std::vector<double> lambda;          ///< multipliers of `rows` (N)
+
   void check_id(BodyId id) const;
+  void check_joint(JointId id) const;
+  Vec12 solve_body(std::size_t i, const Vec12& v) const;
+  Vec12 joint_q(int body) const;  ///< q of a joint side; the world is [I; 0]
+  double newton_iteration();
+  void body_operators();
+  void dual_solve();
+  void update_joint_state();
   Vec12 q_from_pose(const detail::BodyModel& b, const Pose& pose) const;
 
   // Step phases (step.cpp).
   void predict();
-  double newton_iteration_corotated();
-  double newton_iteration_vanilla();
   void move_kinematic();
   void check_state() const;
   void finish_step();

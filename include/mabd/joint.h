@@ -1,0 +1,93 @@
+// Joint definitions: constraints between two bodies, or a body and the world, enforced
+// exactly by the dual (KKT) solve.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "mabd/ids.h"
+#include "mabd/math.h"
+
+namespace mabd {
+
+/// Id of a joint in a World (dense, stable).
+struct JointId {
+  std::uint32_t index = UINT32_MAX;
+  constexpr bool valid() const { return index != UINT32_MAX; }
+  friend constexpr bool operator==(JointId a, JointId b) { return a.index == b.index; }
+};
+
+enum class JointType {
+  Ball,       ///< 3 rows: the anchor points coincide; all rotations free
+  Hinge,      ///< 5 rows: ball + the bodies' axes stay parallel; rotation about `axis` free
+  Universal,  ///< 4 rows: ball + axes[0] (on the first body) stays perpendicular to axes[1]
+              ///< (on the second body); rotations about both free
+  Prismatic,  ///< 5 rows: relative rotation locked, the anchors stay on the line `axis`
+  Fixed,      ///< 6 rows: no relative motion
+};
+
+/// Range of the joint coordinate: hinge angle (rad) or prismatic slide (m).
+struct JointLimits {
+  double lower = 0;  ///< rad or m
+  double upper = 0;  ///< rad or m, >= lower
+};
+
+/// Ball-joint cone limit: the angle between the joint axis carried by the first body and the
+/// one carried by the second body stays below `swing`; the twist about that axis stays within
+/// [twist_lower, twist_upper].
+struct ConeLimits {
+  double swing = 0;               ///< rad, in (0, pi)
+  std::optional<double> twist_lower;  ///< rad
+  std::optional<double> twist_upper;  ///< rad
+};
+
+/// Spring and damper on the joint coordinate (hinge: N m/rad and N m s/rad; prismatic: N/m
+/// and N s/m), towards `rest` (rad or m). Treated implicitly.
+struct JointSpring {
+  double stiffness = 0;
+  double damping = 0;
+  double rest = 0;
+};
+
+enum class DriveMode { Position, Velocity };
+
+/// Actuator on the joint coordinate. Position: a spring-damper towards `target` (rad or m).
+/// Velocity: a damper towards the rate `target` (rad/s or m/s); without a `damping` gain it is
+/// a rigid motor. The force (N) or torque (N m) it applies is clamped to +-max_force.
+struct JointDrive {
+  DriveMode mode = DriveMode::Position;
+  double target = 0;
+  double stiffness = 0;   ///< position mode (N m/rad or N/m); 0 with damping 0 = rigid
+  double damping = 0;     ///< N m s/rad or N s/m; 0 in velocity mode = rigid motor
+  double max_force = INFINITY;  ///< N m or N, > 0
+};
+
+/// Everything needed to create a joint. Anchor and axes are given in WORLD coordinates at the
+/// bodies' current configuration; the world turns them into body-local quantities.
+struct JointDef {
+  std::string name;
+  JointType type = JointType::Ball;
+  BodyId body_a;                         ///< first body; invalid id = the world
+  BodyId body_b;                         ///< second body; invalid id = the world
+  Vec3 anchor = Vec3::Zero();            ///< joint point, world (m)
+  Vec3 axis = Vec3::UnitZ();             ///< hinge / prismatic axis, ball cone axis (world)
+  std::array<Vec3, 2> axes = {Vec3::UnitX(), Vec3::UnitY()};  ///< universal axes (world)
+  std::optional<JointLimits> limits;     ///< hinge / prismatic
+  std::optional<ConeLimits> cone;        ///< ball
+  std::optional<JointSpring> spring;     ///< hinge / prismatic
+  std::optional<JointDrive> drive;       ///< hinge / prismatic
+  /// Compliance of every row (m/N): 0 = exact. Makes the joint soft and regularises
+  /// redundant rows.
+  double compliance = 0;
+};
+
+/// Wrench a joint applies to its second body (or, if that is the world, to its first body),
+/// at the joint anchor, world frame.
+struct JointWrench {
+  Vec3 force = Vec3::Zero();   ///< N
+  Vec3 torque = Vec3::Zero();  ///< N m, about the current anchor point
+};
+
+}  // namespace mabd

@@ -1,0 +1,64 @@
+// A compiled joint: body-local anchors and axes (computed once from the world-space
+// definition), its extras, and the per-type row builders (one file per joint type).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "joints/row.h"
+#include "mabd/joint.h"
+
+namespace mabd::detail {
+
+struct JointModel {
+  std::string name;
+  JointType type = JointType::Ball;
+  int a = -1, b = -1;   ///< body indices; -1 = the world (q = [I; 0])
+  double L = 1;         ///< length scale of angular rows (m)
+  Vec3 pa, pb;          ///< anchor in a-local / b-local coordinates (m)
+  Vec3 na, nb;          ///< joint axis in a-local / b-local coordinates (unit)
+  Vec3 wa1, wa2;        ///< a-local unit vectors perpendicular to the axis (right-handed)
+  Vec3 wb1;             ///< b-local image of wa1 at the reference configuration
+  Vec3 wb2;             ///< b-local image of wa2 at the reference configuration
+  Vec3 ea[3], eb[3];    ///< a-local / b-local images of the world frame (rotation locks)
+  Vec3 ua, vb;          ///< universal: axes[0] in a-local, axes[1] in b-local
+  std::optional<JointLimits> limits;
+  std::optional<ConeLimits> cone;
+  std::optional<JointSpring> spring;
+  std::optional<JointDrive> drive;
+  double compliance = 0;
+  int base_rows = 0;    ///< rows of the joint type itself
+
+  // State carried between steps.
+  double coord_prev = 0;   ///< joint coordinate at the start of the step (unwrapped)
+  double twist_prev = 0;   ///< ball twist angle at the start of the step (unwrapped)
+  JointWrench wrench;      ///< applied during the last step
+};
+
+/// Rows of the joint type itself (ball 3, hinge 5, universal 4, prismatic 5, fixed 6).
+void ball_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
+void hinge_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
+void universal_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
+void prismatic_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
+void fixed_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
+
+/// Dispatches to the builder of j.type.
+void type_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
+
+/// Joint coordinate: hinge angle (rad) or prismatic slide (m) with its gradient, unwrapped
+/// next to `near` (hinge). Returns false for other joint types.
+bool joint_coordinate(const JointModel& j, const Vec12& qa, const Vec12& qb, double near,
+                      double& value, Vec12& ga, Vec12& gb);
+
+/// Angle of body b about the joint axis relative to body a (rad), unwrapped next to `near`,
+/// and its gradient: atan2((A_a wa2) . (A_b wb1), (A_a wa1) . (A_b wb1)).
+void twist_angle(const JointModel& j, const Vec12& qa, const Vec12& qb, double near, double& value,
+                 Vec12& ga, Vec12& gb);
+
+/// Rows of limits, springs and drives at the current iterate (joint_extras.cpp).
+/// `coord_start` is the joint coordinate at the start of the step, h the time step (s).
+void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
+                std::vector<Row>& out);
+
+}  // namespace mabd::detail

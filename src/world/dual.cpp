@@ -1,0 +1,149 @@
+// The dual (KKT) solve of one Newton iteration (paper Eqs. kkt, primal, dual; DESIGN 3):
+//   (S + diag(alpha)) lambda = G H^{-1} f + C(q),   S = G H^{-1} G^T,
+//   dq = H^{-1} (f - G^T lambda).
+// H^{-1} is applied body by body with the pre-factored Hb (never a 12M x 12M matrix). Limit
+// rows enter only while violated and pushing; drive rows whose force exceeds their limit are
+// held at the limit (an active-set loop of a few passes).
+#include <cmath>
+
+#include "body/affine.h"
+#include "mabd/error.h"
+#include "world/world_impl.h"
+
+namespace mabd {
+
+using detail::Row;
+using detail::RowKind;
+
+Vec12 World::Impl::joint_q(int body) const {
+  if (body >= 0) return q[body];
+  return detail::make_q(Mat3::Identity(), Vec3::Zero());
+}
+
+namespace {
+
+std::uint64_t fnv(std::uint64_t h, std::uint64_t v) { return (h ^ v) * 1099511628211ull; }
+
+}  // namespace
+
+void World::Impl::dual_solve() {
+  // Rows of every joint at the current iterate (phase 4).
+  rows.clear();
+  row_joint.clear();
+  for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
+    const auto& j = joints[ji];
+    const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
+    const std::size_t first = rows.size();
+    detail::type_rows(j, qa, qb, rows);
+    for (std::size_t r = first; r < rows.size(); ++r) rows[r].compliance += j.compliance;
+    detail::extra_rows(j, qa, qb, settings.dt, rows);
+    row_joint.resize(rows.size(), ji);
+  }
+  const int n = static_cast<int>(rows.size());
+
+  // W = H^{-1} G^T, per row and dynamic side; body -> rows incidence.
+  auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
+  std::vector<Vec12> wa(n, Vec12::Zero()), wb(n, Vec12::Zero());
+  std::vector<std::vector<int>> rows_of(bodies.size());
+  for (int r = 0; r < n; ++r) {
+    const auto& j = joints[row_joint[r]];
+    if (dynamic(j.a)) {
+      wa[r] = solve_body(j.a, rows[r].ga);
+      rows_of[j.a].push_back(r);
+    }
+    if (dynamic(j.b)) {
+      wb[r] = solve_body(j.b, rows[r].gb);
+      rows_of[j.b].push_back(r);
+    }
+  }
+  auto g_of = [&](int r, std::size_t body) -> const Vec12& {
+    return joints[row_joint[r]].a == static_cast<int>(body) ? rows[r].ga : rows[r].gb;
+  };
+  auto w_of = [&](int r, std::size_t body) -> const Vec12& {
+    return joints[row_joint[r]].a == static_cast<int>(body) ? wa[r] : wb[r];
+  };
+
+  // Active set: equality and bounded rows start active, limit rows only when violated.
+  enum class State { Active, Inactive, Saturated };
+  std::vector<State> state(n, State::Active);
+  for (int r = 0; r < n; ++r) {
+    if (rows[r].kind == RowKind::Lower && rows[r].c >= 0) state[r] = State::Inactive;
+  }
+  lambda.assign(n, 0.0);
+  std::vector<Vec12> y0 = y;  // H^{-1} (f - forces of saturated drives)
+  std::vector<int> index(n);
+  Eigen::VectorXd sol;
+  for (int pass = 0; pass < 6; ++pass) {
+    int m = 0;
+    std::uint64_t pattern = 1469598103934665603ull;
+    for (int r = 0; r < n; ++r) {
+      index[r] = state[r] == State::Active ? m++ : -1;
+      if (index[r] >= 0) pattern = fnv(pattern, r);
+    }
+    std::vector<Eigen::Triplet<double>> trip;
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(m);
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      for (int r1 : rows_of[i]) {
+        if (index[r1] < 0) continue;
+        rhs[index[r1]] += g_of(r1, i).dot(y0[i]);
+        for (int r2 : rows_of[i]) {
+          if (index[r2] >= 0) trip.emplace_back(index[r1], index[r2], g_of(r1, i).dot(w_of(r2, i)));
+        }
+      }
+    }
+    for (int r = 0; r < n; ++r) {
+      if (index[r] < 0) continue;
+      rhs[index[r]] += rows[r].c;
+      trip.emplace_back(index[r], index[r], rows[r].compliance);
+    }
+    if (!dual_solver.solve(m, trip, rhs, pattern, sol)) {
+      throw SimulationError("step " + std::to_string(steps + 1) +
+                            ": the joint system could not be solved (dual matrix singular)");
+    }
+    if (dual_solver.regularised() && !redundancy_reported) {
+      warnings.push_back("redundant joint rows (an over-constrained loop?) were regularised; "
+                         "give the joints a compliance to make this explicit");
+      redundancy_reported = true;
+    }
+    for (int r = 0; r < n; ++r) {
+      if (index[r] >= 0) lambda[r] = sol[index[r]];
+    }
+    // Increment with these multipliers, to test inactive limits.
+    y = y0;
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      for (int r : rows_of[i]) {
+        if (index[r] >= 0) y[i] -= w_of(r, i) * lambda[r];
+      }
+    }
+    bool changed = false;
+    for (int r = 0; r < n; ++r) {
+      const Row& row = rows[r];
+      const auto& j = joints[row_joint[r]];
+      if (row.kind == RowKind::Lower) {
+        if (state[r] == State::Active && lambda[r] > 0) {  // pulling: release
+          state[r] = State::Inactive;
+          lambda[r] = 0;
+          changed = true;
+        } else if (state[r] == State::Inactive) {
+          double c_new = row.c;
+          if (dynamic(j.a)) c_new += row.ga.dot(y[j.a]);
+          if (dynamic(j.b)) c_new += row.gb.dot(y[j.b]);
+          if (c_new < 0) {
+            state[r] = State::Active;
+            changed = true;
+          }
+        }
+      } else if (row.kind == RowKind::Bounded && state[r] == State::Active &&
+                 std::abs(lambda[r]) > row.bound) {
+        lambda[r] = std::copysign(row.bound, lambda[r]);
+        state[r] = State::Saturated;
+        if (dynamic(j.a)) y0[j.a] -= wa[r] * lambda[r];
+        if (dynamic(j.b)) y0[j.b] -= wb[r] * lambda[r];
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+}
+
+}  // namespace mabd

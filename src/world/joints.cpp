@@ -1,0 +1,267 @@
+// Joints in the World: validation and compilation of JointDef into body-local quantities,
+// joint state after a step, and joint queries.
+#include <cmath>
+#include <sstream>
+
+#include "body/affine.h"
+#include "mabd/error.h"
+#include "world/world_impl.h"
+
+namespace mabd {
+
+using detail::JointModel;
+
+namespace {
+
+[[maybe_unused]] const char* type_name(JointType t) {
+  switch (t) {
+    case JointType::Ball: return "ball";
+    case JointType::Hinge: return "hinge";
+    case JointType::Universal: return "universal";
+    case JointType::Prismatic: return "prismatic";
+    case JointType::Fixed: return "fixed";
+  }
+  return "?";
+}
+
+int rows_of_type(JointType t) {
+  switch (t) {
+    case JointType::Ball: return 3;
+    case JointType::Hinge: return 5;
+    case JointType::Universal: return 4;
+    case JointType::Prismatic: return 5;
+    case JointType::Fixed: return 6;
+  }
+  return 0;
+}
+
+std::string num(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+/// Two unit vectors completing n to a right-handed frame (p1 x p2 = n).
+void perpendiculars(const Vec3& n, Vec3& p1, Vec3& p2) {
+  const Vec3 helper = std::abs(n.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
+  p1 = (helper - n * n.dot(helper)).normalized();
+  p2 = n.cross(p1);
+}
+
+}  // namespace
+
+JointId World::add_joint(const JointDef& def) {
+  Impl& w = *impl_;
+  const std::string label =
+      def.name.empty() ? "joint #" + std::to_string(w.joints.size()) : "joint '" + def.name + "'";
+  auto fail = [&](const std::string& what) { throw InvalidArgument(label + ": " + what); };
+  auto body_index = [&](BodyId id, const char* which) -> int {
+    if (!id.valid()) return -1;
+    if (id.index >= w.bodies.size()) {
+      fail(std::string(which) + ": unknown body id " + std::to_string(id.index));
+    }
+    return static_cast<int>(id.index);
+  };
+  if (!def.name.empty() && w.joint_by_name.count(def.name)) fail("duplicate joint name");
+  const int a = body_index(def.body_a, "body_a"), b = body_index(def.body_b, "body_b");
+  if (a < 0 && b < 0) fail("both bodies are the world");
+  if (a == b) fail("a body cannot be joined to itself");
+  if (!def.anchor.allFinite()) fail("anchor: must be finite");
+  const bool has_axis = def.type == JointType::Hinge || def.type == JointType::Prismatic ||
+                        (def.type == JointType::Ball && def.cone);
+  if (has_axis && (!def.axis.allFinite() || def.axis.norm() < 1e-12)) fail("axis: must be non-zero and finite");
+  if (def.type == JointType::Universal) {
+    for (int k = 0; k < 2; ++k) {
+      if (!def.axes[k].allFinite() || def.axes[k].norm() < 1e-12) {
+        fail("axes[" + std::to_string(k) + "]: must be non-zero and finite");
+      }
+    }
+    if (std::abs(def.axes[0].normalized().dot(def.axes[1].normalized())) > 0.999) {
+      fail("axes: the two axes are parallel");
+    }
+  }
+  const bool has_coordinate = def.type == JointType::Hinge || def.type == JointType::Prismatic;
+  if (def.limits) {
+    if (!has_coordinate) fail("limits: only hinge and prismatic joints take limits");
+    if (!std::isfinite(def.limits->lower) || !std::isfinite(def.limits->upper) ||
+        def.limits->lower > def.limits->upper) {
+      fail("limits: need finite lower <= upper (got " + num(def.limits->lower) + ", " +
+           num(def.limits->upper) + ")");
+    }
+  }
+  if (def.cone) {
+    if (def.type != JointType::Ball) fail("cone: only ball joints take a cone limit");
+    if (!(def.cone->swing > 0 && def.cone->swing < M_PI)) fail("cone.swing: must be in (0, pi)");
+  }
+  if (def.spring) {
+    if (!has_coordinate) fail("spring: only hinge and prismatic joints take a spring");
+    if (!(def.spring->stiffness >= 0) || !(def.spring->damping >= 0) || !std::isfinite(def.spring->rest) ||
+        !std::isfinite(def.spring->stiffness) || !std::isfinite(def.spring->damping)) {
+      fail("spring: stiffness and damping must be finite and >= 0");
+    }
+  }
+  if (def.drive) {
+    if (!has_coordinate) fail("drive: only hinge and prismatic joints take a drive");
+    const JointDrive& d = *def.drive;
+    if (!(d.stiffness >= 0) || !(d.damping >= 0) || !std::isfinite(d.stiffness) ||
+        !std::isfinite(d.damping) || !std::isfinite(d.target)) {
+      fail("drive: target, stiffness and damping must be finite, gains >= 0");
+    }
+    if (!(d.max_force > 0)) fail("drive.max_force: must be positive");
+  }
+  if (!std::isfinite(def.compliance) || def.compliance < 0) fail("compliance: must be >= 0 and finite");
+
+  JointModel j;
+  j.name = def.name;
+  j.type = def.type;
+  j.a = a;
+  j.b = b;
+  j.limits = def.limits;
+  j.cone = def.cone;
+  j.spring = def.spring;
+  j.drive = def.drive;
+  j.compliance = def.compliance;
+  j.base_rows = rows_of_type(def.type);
+  // Body-local quantities from the current configuration x = A xb + t.
+  const Vec12 qa = w.joint_q(a), qb = w.joint_q(b);
+  const Mat3 Ai_a = detail::affine_A(qa).inverse(), Ai_b = detail::affine_A(qb).inverse();
+  j.pa = Ai_a * (def.anchor - detail::affine_t(qa));
+  j.pb = Ai_b * (def.anchor - detail::affine_t(qb));
+  const Vec3 n = has_axis ? def.axis.normalized() : Vec3::UnitZ();
+  Vec3 p1, p2;
+  perpendiculars(n, p1, p2);
+  j.na = Ai_a * n;
+  j.nb = Ai_b * n;
+  j.wa1 = Ai_a * p1;
+  j.wa2 = Ai_a * p2;
+  j.wb1 = Ai_b * p1;
+  j.wb2 = Ai_b * p2;
+  for (int i = 0; i < 3; ++i) {
+    j.ea[i] = Ai_a * Vec3::Unit(i);
+    j.eb[i] = Ai_b * Vec3::Unit(i);
+  }
+  if (def.type == JointType::Universal) {
+    const Vec3 u = def.axes[0].normalized();
+    const Vec3 v = (def.axes[1] - u * u.dot(def.axes[1])).normalized();  // made perpendicular
+    j.ua = Ai_a * u;
+    j.vb = Ai_b * v;
+  }
+  // Length scale of angular rows: the larger body's size.
+  double L = 0;
+  for (int body : {a, b}) {
+    if (body >= 0) L = std::max(L, w.bodies[body].info.size);
+  }
+  j.L = std::max(L, 1e-3);
+  // A joint anchored far from both bodies is legal but usually a units or frame mistake.
+  double nearest = INFINITY;
+  for (int body : {a, b}) {
+    if (body < 0) continue;
+    const double dist = (def.anchor - detail::affine_t(w.q[body])).norm();
+    nearest = std::min(nearest, dist / std::max(w.bodies[body].info.size, 1e-12));
+  }
+  if (nearest > 3) {
+    w.warnings.push_back(label + ": anchor is far outside both bodies (" + num(nearest) +
+                         " body sizes from the nearest centre of mass)");
+  }
+
+  const JointId id{static_cast<std::uint32_t>(w.joints.size())};
+  if (!def.name.empty()) w.joint_by_name.emplace(def.name, id.index);
+  w.joints.push_back(std::move(j));
+  return id;
+}
+
+void World::Impl::check_joint(JointId id) const {
+  if (id.index >= joints.size()) {
+    throw InvalidArgument("unknown joint id " + std::to_string(id.index) + " (world has " +
+                          std::to_string(joints.size()) + " joints)");
+  }
+}
+
+// After a step: joint coordinates (unwrapped), wrenches from the multipliers, residual.
+void World::Impl::update_joint_state() {
+  double residual = 0;
+  std::vector<detail::Row> tmp;
+  for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
+    auto& j = joints[ji];
+    const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
+    double value;
+    Vec12 ga, gb;
+    if (detail::joint_coordinate(j, qa, qb, j.coord_prev, value, ga, gb)) j.coord_prev = value;
+    if (j.type == JointType::Ball && j.cone) {
+      detail::twist_angle(j, qa, qb, j.twist_prev, value, ga, gb);
+      j.twist_prev = value;
+    }
+    tmp.clear();
+    detail::type_rows(j, qa, qb, tmp);
+    for (const auto& r : tmp) residual = std::max(residual, std::abs(r.c));
+    j.wrench = JointWrench{};
+  }
+  // Generalised force of the multipliers on the reported body, as a wrench at the anchor.
+  std::vector<Vec12> force(joints.size(), Vec12::Zero());
+  for (std::size_t r = 0; r < rows.size() && r < lambda.size(); ++r) {
+    const auto& j = joints[row_joint[r]];
+    force[row_joint[r]] -= (j.b >= 0 ? rows[r].gb : rows[r].ga) * lambda[r];
+  }
+  for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
+    auto& j = joints[ji];
+    const int body = j.b >= 0 ? j.b : j.a;
+    const Vec12& qb = q[body];
+    const Vec12& fa = force[ji];
+    Vec3 torque_com = Vec3::Zero();  // sum_k a_k x f_k
+    for (int k = 0; k < 3; ++k) torque_com += detail::block(qb, k).cross(fa.segment<3>(3 * k));
+    const Vec3 F = fa.tail<3>();
+    const Vec3 anchor = detail::point(qb, j.b >= 0 ? j.pb : j.pa);
+    j.wrench.force = F;
+    j.wrench.torque = torque_com + (detail::affine_t(qb) - anchor).cross(F);
+  }
+  stats.joint_residual = residual;
+}
+
+std::size_t World::joint_count() const { return impl_->joints.size(); }
+
+std::size_t World::constraint_rows() const {
+  std::size_t n = 0;
+  for (const auto& j : impl_->joints) n += j.base_rows;
+  return n;
+}
+
+const std::string& World::joint_name(JointId id) const {
+  impl_->check_joint(id);
+  return impl_->joints[id.index].name;
+}
+
+std::optional<JointId> World::find_joint(const std::string& name) const {
+  auto it = impl_->joint_by_name.find(name);
+  if (it == impl_->joint_by_name.end()) return std::nullopt;
+  return JointId{it->second};
+}
+
+const std::vector<std::string>& World::warnings() const { return impl_->warnings; }
+
+JointWrench World::joint_wrench(JointId id) const {
+  impl_->check_joint(id);
+  return impl_->joints[id.index].wrench;
+}
+
+double World::joint_residual(JointId id) const {
+  impl_->check_joint(id);
+  const auto& j = impl_->joints[id.index];
+  std::vector<detail::Row> rows;
+  detail::type_rows(j, impl_->joint_q(j.a), impl_->joint_q(j.b), rows);
+  double r = 0;
+  for (const auto& row : rows) r = std::max(r, std::abs(row.c));
+  return r;
+}
+
+double World::joint_position(JointId id) const {
+  impl_->check_joint(id);
+  const auto& j = impl_->joints[id.index];
+  double value = 0;
+  Vec12 ga, gb;
+  if (!detail::joint_coordinate(j, impl_->joint_q(j.a), impl_->joint_q(j.b), j.coord_prev, value, ga, gb)) {
+    return 0;
+  }
+  return value;
+}
+
+}  // namespace mabd
