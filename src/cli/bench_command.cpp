@@ -47,6 +47,7 @@ int bench_command(const BenchOptions& options) {
   std::vector<double> step_ms;
   step_ms.reserve(static_cast<std::size_t>(steps));
   double residual_max = 0.0;
+  double joint_residual_max = 0.0;
   double newton_sum = 0.0;
   for (std::int64_t i = 0; i < steps; ++i) {
     const auto t0 = Clock::now();
@@ -55,6 +56,7 @@ int bench_command(const BenchOptions& options) {
     step_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     const StepStats& stats = world.last_step();
     residual_max = std::max(residual_max, stats.residual);
+    joint_residual_max = std::max(joint_residual_max, stats.joint_residual);
     newton_sum += stats.newton_iterations;
   }
 
@@ -71,6 +73,7 @@ int bench_command(const BenchOptions& options) {
   result["ms_per_step_min"] =
       step_ms.empty() ? 0.0 : *std::min_element(step_ms.begin(), step_ms.end());
   result["residual_max"] = residual_max;
+  result["joint_residual_max"] = joint_residual_max;
   result["newton_iterations_mean"] = steps > 0 ? newton_sum / static_cast<double>(steps) : 0.0;
   result["peak_rss_mb"] = peak_rss_mb();
   result["rotation"] = rotation_name(world.settings().rotation);

@@ -56,6 +56,7 @@ struct RunOptions {
   SettingsOverrides overrides;
   std::string out;     ///< pose CSV ("" = none)
   std::string stats;   ///< per-step JSONL ("" = none)
+  std::string joint_forces;  ///< joint wrench CSV ("" = none)
   std::int64_t every = 1;
   bool quiet = false;
 };

@@ -89,7 +89,12 @@ IntegratorMode parse_integrator(std::string_view name) {
                    "' (expected corotated or vanilla)");
 }
 
-StructureCounts structure_counts(const World& /*world*/) { return StructureCounts{}; }
+StructureCounts structure_counts(const World& world) {
+  StructureCounts counts;
+  counts.joints = static_cast<std::int64_t>(world.joint_count());
+  counts.rows = static_cast<std::int64_t>(world.constraint_rows());
+  return counts;
+}
 
 std::string one_line(std::string message) {
   for (char& c : message) {

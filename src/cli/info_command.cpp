@@ -14,6 +14,7 @@ namespace mabd::cli {
 namespace {
 
 constexpr std::size_t kMaxTableBodies = 20;
+constexpr std::size_t kMaxTableJoints = 20;
 
 std::string num(double value) {
   char text[32];
@@ -88,6 +89,17 @@ std::string shape_description(const ShapeDef& shape) {
   return "unknown";
 }
 
+const char* joint_type_name(JointType type) {
+  switch (type) {
+    case JointType::Ball: return "ball";
+    case JointType::Hinge: return "hinge";
+    case JointType::Universal: return "universal";
+    case JointType::Prismatic: return "prismatic";
+    case JointType::Fixed: return "fixed";
+  }
+  return "unknown";
+}
+
 void print_field(const char* label, const std::string& value) {
   std::printf("%-22s %s\n", label, value.c_str());
 }
@@ -149,8 +161,8 @@ int info_command(const InfoOptions& options) {
   print_field("tolerance", num(settings.tolerance) + " m");
   print_field("rotation", rotation_name(settings.rotation));
   print_field("integrator", integrator_name(settings.integrator));
-  print_field("time integration", settings.time_integration == TimeIntegration::Newmark
-                                      ? "newmark"
+  print_field("time integration", settings.time_integration == TimeIntegration::GeneralizedAlpha
+                                      ? "generalized_alpha (spectral radius " + num(settings.spectral_radius) + ")"
                                       : "implicit_euler");
   print_field("default steps", std::to_string(scene.default_steps) + " (" +
                                    num(scene.default_steps * settings.dt) + " s simulated)");
@@ -171,22 +183,55 @@ int info_command(const InfoOptions& options) {
                                 " kg)");
   print_field("shared factorisations", std::to_string(world.factor_count()));
 
-  if (n == 0) return kExitOk;
-  if (n > kMaxTableBodies) {
+  const std::size_t joint_count = world.joint_count();
+  std::map<std::string, std::size_t> joint_type_counts;
+  std::vector<std::string> joint_type_order;
+  for (const SceneJoint& joint : scene.joints) {
+    const std::string type = joint_type_name(joint.def.type);
+    if (joint_type_counts[type]++ == 0) joint_type_order.push_back(type);
+  }
+  std::string joints = std::to_string(joint_count);
+  if (!joint_type_order.empty()) {
+    joints += " (";
+    for (std::size_t i = 0; i < joint_type_order.size(); ++i) {
+      if (i > 0) joints += ", ";
+      joints += joint_type_order[i] + " " + std::to_string(joint_type_counts[joint_type_order[i]]);
+    }
+    joints += ")";
+  }
+  print_field("joints", joints);
+  print_field("constraint rows", std::to_string(world.constraint_rows()));
+
+  if (n > 0 && n <= kMaxTableBodies) {
+    std::printf("\n");
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"#", "name", "kind", "shape", "mass (kg)", "principal inertia (kg m^2)"});
+    for (std::size_t i = 0; i < scene.bodies.size() && i < n; ++i) {
+      const BodyDef& def = scene.bodies[i];
+      const BodyInfo& body = world.body_info(ids[i]);
+      rows.push_back({std::to_string(i), body.name.empty() ? "-" : body.name,
+                      kind_name(body.kind), shape_description(def.shape), num(body.mass),
+                      vec(body.principal_inertia)});
+    }
+    print_table(rows);
+  } else if (n > kMaxTableBodies) {
     std::printf("\n(%zu bodies: table omitted, shown for at most %zu)\n", n, kMaxTableBodies);
-    return kExitOk;
   }
-  std::printf("\n");
-  std::vector<std::vector<std::string>> rows;
-  rows.push_back({"#", "name", "kind", "shape", "mass (kg)", "principal inertia (kg m^2)"});
-  for (std::size_t i = 0; i < scene.bodies.size() && i < n; ++i) {
-    const BodyDef& def = scene.bodies[i];
-    const BodyInfo& body = world.body_info(ids[i]);
-    rows.push_back({std::to_string(i), body.name.empty() ? "-" : body.name,
-                    kind_name(body.kind), shape_description(def.shape), num(body.mass),
-                    vec(body.principal_inertia)});
+
+  if (joint_count > 0 && joint_count <= kMaxTableJoints) {
+    std::printf("\n");
+    std::vector<std::vector<std::string>> rows;
+    rows.push_back({"#", "name", "type", "bodies"});
+    for (std::size_t i = 0; i < scene.joints.size() && i < joint_count; ++i) {
+      const SceneJoint& joint = scene.joints[i];
+      rows.push_back({std::to_string(i), joint.def.name.empty() ? "-" : joint.def.name,
+                      joint_type_name(joint.def.type), joint.body_a + " - " + joint.body_b});
+    }
+    print_table(rows);
+  } else if (joint_count > kMaxTableJoints) {
+    std::printf("\n(%zu joints: table omitted, shown for at most %zu)\n", joint_count,
+                kMaxTableJoints);
   }
-  print_table(rows);
   return kExitOk;
 }
 

@@ -74,7 +74,11 @@ int run_main(int argc, char** argv) {
                       "(step,time,body,x,y,z,qw,qx,qy,qz)");
   run_app->add_option("--stats", run.stats,
                       "Write per-step statistics to this JSON Lines file (.jsonl)");
-  run_app->add_option("--every", run.every, "Write poses every K steps (default 1)");
+  run_app->add_option("--joint-forces", run.joint_forces,
+                      "Write joint wrenches to this CSV file "
+                      "(step,time,joint,fx,fy,fz,tx,ty,tz)");
+  run_app->add_option("--every", run.every,
+                      "Write poses and joint wrenches every K steps (default 1)");
   run_app->add_flag("-q,--quiet", run.quiet, "No progress bar");
   run_app->callback([&] {
     action = [&] {

@@ -152,6 +152,41 @@ void PoseCsvWriter::write(const World& world) {
   file_.write(buffer_);
 }
 
+// ---- JointForceCsvWriter -----------------------------------------------------------------
+
+JointForceCsvWriter::JointForceCsvWriter(const std::string& path, const World& world)
+    : file_("--joint-forces", path) {
+  const std::size_t n = world.joint_count();
+  names_.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string& name = world.joint_name(JointId{static_cast<std::uint32_t>(i)});
+    names_.push_back(csv_escape(name.empty() ? std::to_string(i) : name));
+  }
+  file_.write("step,time,joint,fx,fy,fz,tx,ty,tz\n");
+}
+
+void JointForceCsvWriter::write(const World& world) {
+  if (names_.empty()) return;
+  buffer_.clear();
+  std::string prefix = std::to_string(world.step_count());
+  prefix += ',';
+  append_number(prefix, world.time(), "%.12g");
+  prefix += ',';
+  for (std::size_t i = 0; i < names_.size(); ++i) {
+    const JointWrench wrench = world.joint_wrench(JointId{static_cast<std::uint32_t>(i)});
+    buffer_ += prefix;
+    buffer_ += names_[i];
+    for (const Vec3* v : {&wrench.force, &wrench.torque}) {
+      for (int k = 0; k < 3; ++k) {
+        buffer_ += ',';
+        append_number(buffer_, (*v)[k], "%.12g");
+      }
+    }
+    buffer_ += '\n';
+  }
+  file_.write(buffer_);
+}
+
 // ---- StatsJsonlWriter -------------------------------------------------------------------
 
 StatsJsonlWriter::StatsJsonlWriter(const std::string& path) : file_("--stats", path) {}
@@ -164,6 +199,7 @@ void StatsJsonlWriter::write(const World& world) {
   line["time"] = world.time();
   line["newton_iterations"] = stats.newton_iterations;
   line["residual"] = stats.residual;
+  line["joint_residual"] = stats.joint_residual;
   line["kinetic_energy"] = world.kinetic_energy();
   line["potential_energy"] = world.potential_energy();
   line["linear_momentum"] = vector(world.linear_momentum());

@@ -55,8 +55,26 @@ class PoseCsvWriter {
   std::string buffer_;
 };
 
+/// CSV of joint wrenches: header "step,time,joint,fx,fy,fz,tx,ty,tz", one row per joint per
+/// sample. The values are World::joint_wrench() of the last step (N, N m, world frame).
+class JointForceCsvWriter {
+ public:
+  JointForceCsvWriter(const std::string& path, const World& world);
+  /// Writes one row per joint for the step just taken.
+  void write(const World& world);
+  void flush() { file_.flush(); }
+  void close() { file_.close(); }
+  void discard() { file_.discard(); }
+
+ private:
+  OutputFile file_;
+  std::vector<std::string> names_;  ///< CSV-escaped joint names
+  std::string buffer_;
+};
+
 /// JSON Lines: one object per call with step, time, newton_iterations, residual,
-/// kinetic_energy, potential_energy, linear_momentum[3], angular_momentum[3], wall_ms.
+/// joint_residual, kinetic_energy, potential_energy, linear_momentum[3], angular_momentum[3],
+/// wall_ms.
 class StatsJsonlWriter {
  public:
   explicit StatsJsonlWriter(const std::string& path);

@@ -1,10 +1,16 @@
-// `mabd run`: simulate a scene, optionally streaming poses (CSV) and per-step stats (JSONL).
+// `mabd run`: simulate a scene, optionally streaming poses and joint wrenches (CSV) and
+// per-step stats (JSONL).
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/output_writers.h"
@@ -41,27 +47,64 @@ class InterruptGuard {
 struct Outputs {
   std::optional<PoseCsvWriter> poses;
   std::optional<StatsJsonlWriter> stats;
+  std::optional<JointForceCsvWriter> joint_forces;
 
+  /// Closes every open output even if one fails, then reports the first failure.
   void close() {
-    // Close both even if the first fails, then report the first failure.
     std::optional<OutputError> failure;
-    if (poses) {
+    const auto close_one = [&failure](auto& writer) {
+      if (!writer) return;
       try {
-        poses->close();
-      } catch (const OutputError& e) {
-        failure = e;
-      }
-    }
-    if (stats) {
-      try {
-        stats->close();
+        writer->close();
       } catch (const OutputError& e) {
         if (!failure) failure = e;
       }
-    }
+    };
+    close_one(poses);
+    close_one(stats);
+    close_one(joint_forces);
     if (failure) throw *failure;
   }
+
+  /// Closes and deletes every output created so far (setup failed before the run started).
+  void discard() {
+    if (poses) poses->discard();
+    if (stats) stats->discard();
+    if (joint_forces) joint_forces->discard();
+  }
 };
+
+/// Fails when two output options name the same file.
+void check_distinct_outputs(const RunOptions& options) {
+  const std::pair<const char*, const std::string*> outputs[] = {
+      {"--out", &options.out}, {"--stats", &options.stats},
+      {"--joint-forces", &options.joint_forces}};
+  for (std::size_t i = 0; i < std::size(outputs); ++i) {
+    for (std::size_t j = i + 1; j < std::size(outputs); ++j) {
+      if (outputs[i].second->empty() || outputs[j].second->empty()) continue;
+      std::error_code ec_a, ec_b;
+      const auto a = std::filesystem::weakly_canonical(*outputs[i].second, ec_a);
+      const auto b = std::filesystem::weakly_canonical(*outputs[j].second, ec_b);
+      const bool same = (ec_a || ec_b) ? *outputs[i].second == *outputs[j].second : a == b;
+      if (same) {
+        throw UsageError(std::string(outputs[j].first) + ": '" + *outputs[j].second +
+                         "' is also the " + outputs[i].first + " file");
+      }
+    }
+  }
+}
+
+/// Prints the world's warnings from index `first` on to stderr; returns how many there are.
+/// Warnings raised while stepping are printed once the steps are over, so that they do not
+/// break the progress bar.
+std::size_t print_warnings(const World& world, std::size_t first) {
+  const std::vector<std::string>& warnings = world.warnings();
+  for (std::size_t i = first; i < warnings.size(); ++i) {
+    std::fprintf(stderr, "mabd: warning: %s\n", one_line(warnings[i]).c_str());
+  }
+  std::fflush(stderr);
+  return warnings.size();
+}
 
 }  // namespace
 
@@ -72,21 +115,25 @@ int run_command(const RunOptions& options) {
   if (options.steps) check_positive("--steps", *options.steps);
   if (!options.out.empty()) check_extension("--out", options.out, {".csv"});
   if (!options.stats.empty()) check_extension("--stats", options.stats, {".jsonl", ".ndjson"});
+  if (!options.joint_forces.empty()) {
+    check_extension("--joint-forces", options.joint_forces, {".csv"});
+  }
+  check_distinct_outputs(options);
 
   // Load, validate and build before any output file is created.
   LoadedScene loaded = load_and_build(options.scene, options.overrides);
   World& world = loaded.world;
   const std::int64_t steps = resolve_steps(options.steps, loaded.scene);
+  const std::size_t warned = print_warnings(world, 0);
 
   Outputs outputs;
-  if (!options.out.empty()) outputs.poses.emplace(options.out, world);
-  if (!options.stats.empty()) {
-    try {
-      outputs.stats.emplace(options.stats);
-    } catch (...) {
-      if (outputs.poses) outputs.poses->discard();
-      throw;
-    }
+  try {
+    if (!options.out.empty()) outputs.poses.emplace(options.out, world);
+    if (!options.stats.empty()) outputs.stats.emplace(options.stats);
+    if (!options.joint_forces.empty()) outputs.joint_forces.emplace(options.joint_forces, world);
+  } catch (...) {
+    outputs.discard();
+    throw;
   }
 
   ProgressBar progress(steps, !options.quiet && ProgressBar::stderr_is_terminal());
@@ -100,15 +147,20 @@ int run_command(const RunOptions& options) {
       if (g_interrupted) break;
       world.step();
       if (outputs.stats) outputs.stats->write(world);
-      if (outputs.poses && (done + 1) % options.every == 0) outputs.poses->write(world);
+      if ((done + 1) % options.every == 0) {
+        if (outputs.poses) outputs.poses->write(world);
+        if (outputs.joint_forces) outputs.joint_forces->write(world);
+      }
       progress.update(done + 1);
     }
   } catch (const SimulationError&) {
     progress.abort();
+    print_warnings(world, warned);
     outputs.close();
     throw;
   } catch (...) {
     progress.abort();
+    print_warnings(world, warned);
     try {
       outputs.close();
     } catch (const OutputError&) {
@@ -121,11 +173,13 @@ int run_command(const RunOptions& options) {
 
   if (done < steps) {
     progress.abort();
+    print_warnings(world, warned);
     outputs.close();
     throw Interrupted("interrupted after " + std::to_string(done) + " of " +
                       std::to_string(steps) + " steps (outputs are complete up to there)");
   }
   progress.finish(done);
+  print_warnings(world, warned);
   outputs.close();
 
   std::printf("%lld steps, %.6g s simulated in %.4g s wall (%.4g ms/step)\n",

@@ -27,6 +27,28 @@ World build_world(const Scene& scene) {
       io::throw_scene_error(file, item, e.what());
     }
   }
+  for (std::size_t i = 0; i < scene.joints.size(); ++i) {
+    const SceneJoint& joint = scene.joints[i];
+    std::string item = "joints[" + std::to_string(i) + "]";
+    if (!joint.def.name.empty()) item += " '" + joint.def.name + "'";
+    JointDef def = joint.def;
+    const auto resolve = [&](const std::string& name) -> BodyId {
+      if (name == "world") return BodyId{};
+      if (auto id = world.find_body(name)) return *id;
+      io::throw_scene_error(file, item, "unknown body '" + name + "'");
+    };
+    def.body_a = resolve(joint.body_a);
+    def.body_b = resolve(joint.body_b);
+    try {
+      world.add_joint(def);
+    } catch (const InvalidArgument& e) {
+      // The world names the joint itself; the item label already does.
+      std::string what = e.what();
+      const std::string prefix = "joint '" + def.name + "': ";
+      if (!def.name.empty() && what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+      io::throw_scene_error(file, item, what);
+    }
+  }
   return world;
 }
 

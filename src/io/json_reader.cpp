@@ -118,7 +118,7 @@ struct Frame {
 };
 
 /// Renders a document location in the loader's item style: "bodies[1] 'rod': shape.size",
-/// "materials 'wood': density", "settings.dt".
+/// "joints[0] 'pivot': axis", "materials 'wood': density", "settings.dt".
 std::string render_location(const std::vector<Frame>& frames, std::size_t count,
                             std::optional<long> pending_array_index = std::nullopt) {
   // path[i] is the member/element of frames[i] that is open.
@@ -139,8 +139,9 @@ std::string render_location(const std::vector<Frame>& frames, std::size_t count,
   }
   std::string label;
   std::size_t first = 0;
-  if (path.size() >= 2 && path[0].is_key && path[0].key == "bodies" && !path[1].is_key) {
-    label = "bodies[" + std::to_string(path[1].index) + "]";
+  if (path.size() >= 2 && path[0].is_key && (path[0].key == "bodies" || path[0].key == "joints") &&
+      !path[1].is_key) {
+    label = path[0].key + "[" + std::to_string(path[1].index) + "]";
     if (frames.size() > 2 && frames[2].is_object && frames[2].name) {
       label += " '" + *frames[2].name + "'";
     }
@@ -400,6 +401,12 @@ double Node::number() const {
 double Node::positive() const {
   const double v = number();
   if (!(v > 0)) fail("must be positive (got " + format_number(v) + ")");
+  return v;
+}
+
+double Node::non_negative() const {
+  const double v = number();
+  if (!(v >= 0)) fail("must be non-negative (got " + format_number(v) + ")");
   return v;
 }
 

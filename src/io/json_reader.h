@@ -75,6 +75,8 @@ class Node {
   /// A finite number.
   double number() const;
   double positive() const;
+  /// A finite number >= 0.
+  double non_negative() const;
   /// An integral number in [min_value, INT_MAX].
   int integer(int min_value) const;
   std::string string() const;

@@ -1,6 +1,7 @@
 // Scene files: JSON -> validated mabd::Scene. The format is documented in docs/scene-format.md.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -23,7 +24,7 @@ using io::Node;
 const std::vector<std::string> kTopLevelFields = {"description", "settings",  "materials",
                                                   "bodies",      "joints",    "colliders",
                                                   "generators"};
-const std::vector<std::string> kReservedFields = {"joints", "colliders", "generators"};
+const std::vector<std::string> kReservedFields = {"colliders", "generators"};
 const std::vector<std::string> kSettingsFields = {"dt",        "gravity",  "newton_iterations",
                                                   "tolerance", "rotation", "integrator",
                                                   "time_integration", "steps"};
@@ -31,6 +32,20 @@ const std::vector<std::string> kMaterialFields = {"density", "youngs_modulus", "
 const std::vector<std::string> kBodyFields = {"name",           "shape",           "material",
                                               "mass",           "position",        "orientation",
                                               "linear_velocity", "angular_velocity", "kind"};
+const std::vector<std::string> kJointTypes = {"ball", "hinge", "universal", "prismatic",
+                                              "fixed"};
+const std::vector<std::string> kJointCommonFields = {"name", "type", "bodies", "anchor",
+                                                     "compliance"};
+const std::vector<std::string> kLimitsFields = {"lower", "upper"};
+const std::vector<std::string> kConeFields = {"swing", "twist_lower", "twist_upper"};
+const std::vector<std::string> kSpringFields = {"stiffness", "damping", "rest"};
+const std::vector<std::string> kDriveFields = {"mode", "target", "stiffness", "damping",
+                                               "max_force"};
+/// Name that stands for the world (not a body) in a joint's "bodies".
+const std::string kWorldName = "world";
+/// Largest |cos| between the two axes of a universal joint.
+constexpr double kMaxAxesCos = 0.999;
+constexpr double kPi = 3.14159265358979323846;
 const std::vector<std::string> kShapeTypes = {"box", "sphere", "capsule", "cylinder", "mesh"};
 const std::vector<std::string> kBodyKinds = {"dynamic", "static", "kinematic"};
 
@@ -52,6 +67,31 @@ std::string list(const std::vector<std::string>& items) {
   return out;
 }
 
+/// Fields a joint type takes besides the common ones (name, type, bodies, anchor, compliance).
+std::vector<std::string> joint_type_fields(JointType type) {
+  switch (type) {
+    case JointType::Ball: return {"axis", "cone"};
+    case JointType::Hinge:
+    case JointType::Prismatic: return {"axis", "limits", "spring", "drive"};
+    case JointType::Universal: return {"axes"};
+    case JointType::Fixed: return {};
+  }
+  return {};
+}
+
+std::vector<std::string> joint_fields(JointType type) {
+  std::vector<std::string> fields = kJointCommonFields;
+  const std::vector<std::string> extra = joint_type_fields(type);
+  fields.insert(fields.end(), extra.begin(), extra.end());
+  return fields;
+}
+
+std::vector<std::string> all_joint_fields() {
+  std::vector<std::string> fields = kJointCommonFields;
+  for (const char* f : {"axis", "axes", "limits", "cone", "spring", "drive"}) fields.push_back(f);
+  return fields;
+}
+
 WorldSettings parse_settings(const Node& node, int& default_steps) {
   node.check_fields(kSettingsFields);
   WorldSettings s;
@@ -68,8 +108,8 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
                                                              : IntegratorMode::Vanilla;
   }
   if (auto n = node.get("time_integration")) {
-    s.time_integration = n->one_of({"newmark", "implicit_euler"}) == 0
-                             ? TimeIntegration::Newmark
+    s.time_integration = n->one_of({"generalized_alpha", "implicit_euler"}) == 0
+                             ? TimeIntegration::GeneralizedAlpha
                              : TimeIntegration::ImplicitEuler;
   }
   if (auto n = node.get("steps")) default_steps = n->integer(1);
@@ -225,6 +265,192 @@ BodyDef parse_body(const Node& item, const std::map<std::string, Material>& mate
   return def;
 }
 
+/// A direction: three finite numbers, not all zero; returned normalised.
+Vec3 unit_vector(const Node& node) {
+  const Vec3 v = node.vec3();
+  const double norm = v.norm();
+  if (!(norm > 0)) node.fail("must be non-zero");
+  if (!std::isfinite(norm)) return (v / v.cwiseAbs().maxCoeff()).normalized();
+  return v / norm;
+}
+
+/// Looks up a body name (or "world") from a joint's "bodies" entry.
+void check_joint_body(const Node& node, const std::string& name,
+                      const std::vector<std::string>& body_names) {
+  if (name == kWorldName) {
+    if (std::find(body_names.begin(), body_names.end(), kWorldName) != body_names.end()) {
+      node.fail("'world' is ambiguous: a body is also named 'world' (rename that body)");
+    }
+    return;
+  }
+  if (std::find(body_names.begin(), body_names.end(), name) != body_names.end()) return;
+  std::vector<std::string> known = {kWorldName};
+  known.insert(known.end(), body_names.begin(), body_names.end());
+  constexpr std::size_t kMaxListed = 10;
+  std::string listed;
+  for (std::size_t i = 0; i < known.size() && i < kMaxListed; ++i) {
+    listed += (i ? ", " : "") + known[i];
+  }
+  if (known.size() > kMaxListed) listed += ", ...";
+  std::string what = "unknown body '" + name + "' (known: " + listed + ")";
+  if (auto suggestion = io::closest_match(name, known)) {
+    what += "; did you mean '" + *suggestion + "'?";
+  }
+  node.fail(what);
+}
+
+JointLimits parse_limits(const Node& node) {
+  node.check_fields(kLimitsFields);
+  JointLimits limits;
+  limits.lower = node.require("lower").number();
+  limits.upper = node.require("upper").number();
+  if (limits.lower > limits.upper) {
+    node.fail("lower (" + io::format_number(limits.lower) + ") is greater than upper (" +
+              io::format_number(limits.upper) + ")");
+  }
+  return limits;
+}
+
+ConeLimits parse_cone(const Node& node) {
+  node.check_fields(kConeFields);
+  ConeLimits cone;
+  const Node swing = node.require("swing");
+  cone.swing = swing.number();
+  if (!(cone.swing > 0 && cone.swing < kPi)) {
+    swing.fail("must be in (0, pi) (got " + io::format_number(cone.swing) + ")");
+  }
+  const auto lower = node.get("twist_lower");
+  const auto upper = node.get("twist_upper");
+  if (lower.has_value() != upper.has_value()) {
+    node.fail(std::string("'twist_lower' and 'twist_upper' must be given together (missing '") +
+              (lower ? "twist_upper" : "twist_lower") + "')");
+  }
+  if (lower) {
+    cone.twist_lower = lower->number();
+    cone.twist_upper = upper->number();
+    if (*cone.twist_lower > *cone.twist_upper) {
+      node.fail("twist_lower (" + io::format_number(*cone.twist_lower) +
+                ") is greater than twist_upper (" + io::format_number(*cone.twist_upper) + ")");
+    }
+  }
+  return cone;
+}
+
+JointSpring parse_spring(const Node& node) {
+  node.check_fields(kSpringFields);
+  JointSpring spring;
+  if (auto n = node.get("stiffness")) spring.stiffness = n->non_negative();
+  if (auto n = node.get("damping")) spring.damping = n->non_negative();
+  if (auto n = node.get("rest")) spring.rest = n->number();
+  return spring;
+}
+
+JointDrive parse_drive(const Node& node) {
+  node.check_fields(kDriveFields);
+  JointDrive drive;
+  drive.mode = node.require("mode").one_of({"position", "velocity"}) == 0 ? DriveMode::Position
+                                                                          : DriveMode::Velocity;
+  drive.target = node.require("target").number();
+  if (auto n = node.get("stiffness")) {
+    if (drive.mode == DriveMode::Velocity) {
+      n->fail("does not apply to a velocity drive (it takes: mode, target, damping, max_force)");
+    }
+    drive.stiffness = n->non_negative();
+  }
+  if (auto n = node.get("damping")) drive.damping = n->non_negative();
+  if (auto n = node.get("max_force")) drive.max_force = n->positive();
+  return drive;
+}
+
+SceneJoint parse_joint(const Node& item, const std::vector<std::string>& body_names) {
+  item.expect_object();
+  SceneJoint joint;
+  JointDef& def = joint.def;
+
+  const Node name_node = item.require("name");
+  def.name = name_node.string();
+  if (def.name.empty()) name_node.fail("must not be empty");
+  const Node node = item.relabel(item.where() + " '" + def.name + "'");
+
+  if (!node.has("type")) node.check_fields(all_joint_fields());
+  const std::size_t type_index = node.require("type").one_of(kJointTypes);
+  def.type = static_cast<JointType>(type_index);
+  const std::string& type_name = kJointTypes[type_index];
+
+  // Unknown keys; a key that belongs to another joint type gets a pointed message.
+  const std::vector<std::string> allowed = joint_fields(def.type);
+  const std::vector<std::string> all = all_joint_fields();
+  for (const auto& entry : node.json().items()) {
+    const std::string& key = entry.key();
+    if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+    if (std::find(all.begin(), all.end(), key) != all.end()) {
+      node.fail("field '" + key + "' does not apply to a " + type_name + " joint (a " +
+                type_name + " joint takes: " + list(allowed) + ")");
+    }
+    node.check_fields(allowed);  // reports the unknown key with a suggestion
+  }
+
+  // Bodies.
+  const Node bodies = node.require("bodies");
+  if (!bodies.json().is_array()) {
+    bodies.fail("expected an array of 2 body names, got " + io::type_name(bodies.json()));
+  }
+  if (bodies.size() != 2) {
+    bodies.fail("expected an array of 2 body names, got " + std::to_string(bodies.size()) +
+                " element" + (bodies.size() == 1 ? "" : "s"));
+  }
+  joint.body_a = bodies.element(0).string();
+  joint.body_b = bodies.element(1).string();
+  check_joint_body(bodies.element(0), joint.body_a, body_names);
+  check_joint_body(bodies.element(1), joint.body_b, body_names);
+  if (joint.body_a == kWorldName && joint.body_b == kWorldName) {
+    bodies.fail("a joint needs at least one body (both are 'world')");
+  }
+  if (joint.body_a == joint.body_b) {
+    bodies.fail("body '" + joint.body_a + "' cannot be joined to itself");
+  }
+
+  def.anchor = node.require("anchor").vec3();
+
+  switch (def.type) {
+    case JointType::Ball:
+      if (auto n = node.get("axis")) def.axis = unit_vector(*n);
+      if (auto n = node.get("cone")) def.cone = parse_cone(*n);
+      break;
+    case JointType::Hinge:
+    case JointType::Prismatic:
+      def.axis = unit_vector(node.require("axis"));
+      if (auto n = node.get("limits")) def.limits = parse_limits(*n);
+      if (auto n = node.get("spring")) def.spring = parse_spring(*n);
+      if (auto n = node.get("drive")) def.drive = parse_drive(*n);
+      break;
+    case JointType::Universal: {
+      const Node axes = node.require("axes");
+      if (!axes.json().is_array()) {
+        axes.fail("expected an array of 2 axes, got " + io::type_name(axes.json()));
+      }
+      if (axes.size() != 2) {
+        axes.fail("expected an array of 2 axes, got " + std::to_string(axes.size()) +
+                  " element" + (axes.size() == 1 ? "" : "s"));
+      }
+      def.axes = {unit_vector(axes.element(0)), unit_vector(axes.element(1))};
+      const double cos_angle = std::abs(def.axes[0].dot(def.axes[1]));
+      if (!(cos_angle < kMaxAxesCos)) {
+        char cos_text[32];
+        std::snprintf(cos_text, sizeof cos_text, "%.6g", cos_angle);
+        axes.fail("axes are parallel (|cos| = " + std::string(cos_text) + "; must be below " +
+                  io::format_number(kMaxAxesCos) + ")");
+      }
+      break;
+    }
+    case JointType::Fixed:
+      break;
+  }
+
+  if (auto n = node.get("compliance")) def.compliance = n->non_negative();
+  return joint;
+}
+
 }  // namespace
 
 Scene parse_scene(const std::string& json_text, const std::string& name,
@@ -268,6 +494,25 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
                 std::to_string(it->second) + "])");
     }
     scene.bodies.push_back(std::move(def));
+  }
+
+  if (auto joints = top.get("joints")) {
+    joints->expect_array();
+    std::vector<std::string> body_names;
+    body_names.reserve(scene.bodies.size());
+    for (const BodyDef& body : scene.bodies) body_names.push_back(body.name);
+    std::map<std::string, std::size_t> joint_seen;
+    for (std::size_t i = 0; i < joints->size(); ++i) {
+      const Node item = joints->element(i).relabel("joints[" + std::to_string(i) + "]");
+      SceneJoint joint = parse_joint(item, body_names);
+      auto [it, inserted] = joint_seen.emplace(joint.def.name, i);
+      if (!inserted) {
+        item.relabel(item.where() + " '" + joint.def.name + "'")
+            .fail("duplicate joint name '" + joint.def.name + "' (also used by joints[" +
+                  std::to_string(it->second) + "])");
+      }
+      scene.joints.push_back(std::move(joint));
+    }
   }
   return scene;
 }

@@ -33,7 +33,7 @@ struct JointModel {
   // State carried between steps.
   double coord_prev = 0;   ///< joint coordinate at the start of the step (unwrapped)
   double twist_prev = 0;   ///< ball twist angle at the start of the step (unwrapped)
-  JointWrench wrench;      ///< applied during the last step
+  JointWrench wrench;      ///< at the end of the last step (from its multipliers)
 };
 
 /// Rows of the joint type itself (ball 3, hinge 5, universal 4, prismatic 5, fixed 6).

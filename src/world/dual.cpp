@@ -144,6 +144,15 @@ void World::Impl::dual_solve() {
     }
     if (!changed) break;
   }
+  impact.assign(bodies.size(), 0);
+  for (int r = 0; r < n; ++r) {
+    const bool unilateral = (rows[r].kind == RowKind::Lower && state[r] == State::Active) ||
+                            state[r] == State::Saturated;
+    if (!unilateral) continue;
+    const auto& j = joints[row_joint[r]];
+    if (j.a >= 0) impact[j.a] = 1;
+    if (j.b >= 0) impact[j.b] = 1;
+  }
 }
 
 }  // namespace mabd

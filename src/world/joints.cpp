@@ -66,6 +66,9 @@ JointId World::add_joint(const JointDef& def) {
   const int a = body_index(def.body_a, "body_a"), b = body_index(def.body_b, "body_b");
   if (a < 0 && b < 0) fail("both bodies are the world");
   if (a == b) fail("a body cannot be joined to itself");
+  if ((a < 0 || !w.bodies[a].dynamic()) && (b < 0 || !w.bodies[b].dynamic())) {
+    fail("joins two bodies that cannot move (world, static or kinematic)");
+  }
   if (!def.anchor.allFinite()) fail("anchor: must be finite");
   const bool has_axis = def.type == JointType::Hinge || def.type == JointType::Prismatic ||
                         (def.type == JointType::Ball && def.cone);
@@ -166,6 +169,9 @@ JointId World::add_joint(const JointDef& def) {
 
   const JointId id{static_cast<std::uint32_t>(w.joints.size())};
   if (!def.name.empty()) w.joint_by_name.emplace(def.name, id.index);
+  for (int body : {a, b}) {
+    if (body >= 0) w.jointed[body] = 1;
+  }
   w.joints.push_back(std::move(j));
   return id;
 }
@@ -194,7 +200,6 @@ void World::Impl::update_joint_state() {
     tmp.clear();
     detail::type_rows(j, qa, qb, tmp);
     for (const auto& r : tmp) residual = std::max(residual, std::abs(r.c));
-    j.wrench = JointWrench{};
   }
   // Generalised force of the multipliers on the reported body, as a wrench at the anchor.
   std::vector<Vec12> force(joints.size(), Vec12::Zero());
@@ -211,8 +216,8 @@ void World::Impl::update_joint_state() {
     for (int k = 0; k < 3; ++k) torque_com += detail::block(qb, k).cross(fa.segment<3>(3 * k));
     const Vec3 F = fa.tail<3>();
     const Vec3 anchor = detail::point(qb, j.b >= 0 ? j.pb : j.pa);
-    j.wrench.force = F;
-    j.wrench.torque = torque_com + (detail::affine_t(qb) - anchor).cross(F);
+    const JointWrench end{F, torque_com + (detail::affine_t(qb) - anchor).cross(F)};
+    j.wrench = end;
   }
   stats.joint_residual = residual;
 }

@@ -18,6 +18,11 @@ void validate_settings(const WorldSettings& s) {
   if (s.newton_iterations < 1) {
     fail("newton_iterations: must be >= 1 (got " + std::to_string(s.newton_iterations) + ")");
   }
+  if (!(s.spectral_radius >= 0 && s.spectral_radius <= 1)) {
+    std::ostringstream m;
+    m << "spectral_radius: must be in [0, 1] (got " << s.spectral_radius << ")";
+    fail(m.str());
+  }
   if (!std::isfinite(s.tolerance) || s.tolerance <= 0) {
     std::ostringstream m;
     m << "tolerance: must be positive and finite (got " << s.tolerance << ")";

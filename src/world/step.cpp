@@ -51,6 +51,7 @@ void World::step() {
   Impl& w = *impl_;
   const auto start = std::chrono::steady_clock::now();
   w.q_prev = w.q;
+  w.impact.assign(w.bodies.size(), 0);
   w.predict();
   w.move_kinematic();
   int iterations = 0;
@@ -74,14 +75,18 @@ void World::step() {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Phase 1: the inertial target qhat and the first Newton iterate.
-//   Newmark:        qhat = q + h qdot + h^2/4 (qddot + M_A^{-1} f_ext); start: rigid continuation.
-//   implicit Euler: qhat = q + h qdot + h^2 M_A^{-1} f_ext;               start: q^n.
+// Phase 1: the inertial target qhat (as d_hat = qhat - q^n) and the first Newton iterate,
+// the current motion continued rigidly.
+//   generalized-alpha: qhat = q + h qdot + h^2 (1/2 - beta) a
+//                             + beta' h^2 (af qddot - am a) / (1 - af) + beta' h^2 M^{-1} f_ext
+//   implicit Euler:    qhat = q + h qdot + h^2 M^{-1} f_ext
 void World::Impl::predict() {
   const double h = settings.dt, bh2 = beta_h2();
-  const bool newmark = settings.time_integration == TimeIntegration::Newmark;
+  const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
+  const Alpha p = alpha();
   d_hat.resize(q.size());
   u.resize(q.size());
+  minv_fext.resize(q.size());
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
     if (!b.dynamic()) continue;
@@ -89,13 +94,14 @@ void World::Impl::predict() {
     Vec12 minv_f;
     for (int k = 0; k < 3; ++k) minv_f.segment<3>(3 * k) = f_ext.segment<3>(3 * k) / b.sigma[k];
     minv_f.tail<3>() = f_ext.tail<3>() / b.mass + settings.gravity;
+    minv_fext[i] = minv_f;
     d_hat[i] = h * qdot[i] + bh2 * minv_f;
-    u[i].setZero();
-    if (newmark) {
-      d_hat[i] += bh2 * acc[i];
-      u[i] = rigid_prediction(q[i], qdot[i], h);
-      q[i] += u[i];
+    if (!euler) {
+      d_hat[i] += h * h * (0.5 - p.beta) * acc[i] +
+                  bh2 * (p.af * qddot[i] - p.am * acc[i]) / (1 - p.af);
     }
+    u[i] = rigid_prediction(q[i], qdot[i], h);
+    q[i] += u[i];
   }
 }
 
@@ -215,20 +221,33 @@ void World::Impl::check_state() const {
   }
 }
 
-// Phase 7: velocities (and Newmark accelerations), clear per-step inputs, advance time.
-//   Newmark: qddot' = (q' - q - h qdot - h^2/4 qddot) / (h^2/4), qdot' = qdot + h/2 (qddot + qddot').
+// Phase 7: velocities (and accelerations), clear per-step inputs, advance time.
+//   generalized-alpha: qddot' = (q' - qhat) / (beta' h^2) + M^{-1} f_ext,
+//     (1 - am) a' + am a = (1 - af) qddot' + af qddot,
+//     qdot' = qdot + h ((1 - gamma) a + gamma a');
 //   implicit Euler: qdot' = (q' - q) / h.
+// A body stopped by a limit or a saturated drive takes the implicit Euler velocity (an
+// inelastic impact) so that second-order schemes do not reflect it.
 void World::Impl::finish_step() {
   const double h = settings.dt, bh2 = beta_h2();
-  const bool newmark = settings.time_integration == TimeIntegration::Newmark;
+  const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
+  const Alpha p = alpha();
   for (std::size_t i = 0; i < bodies.size(); ++i) {
-    if (newmark && bodies[i].dynamic()) {
-      const Vec12 a_new = (u[i] - h * qdot[i] - bh2 * acc[i]) / bh2;
-      qdot[i] += 0.5 * h * (acc[i] + a_new);
+    const auto& b = bodies[i];
+    // Bodies held by a limit, and on the first step bodies held by any joint (their initial
+    // acceleration is not known consistently), take the implicit Euler velocity.
+    const bool impacted = (i < impact.size() && impact[i]) || (steps == 0 && jointed[i]);
+    if (b.dynamic() && (euler || impacted)) {
+      const Vec12 v_new = u[i] / h;
+      qddot[i] = acc[i] = (v_new - qdot[i]) / h;
+      qdot[i] = v_new;
+    } else if (b.dynamic()) {
+      const Vec12 qdd_new = (u[i] - d_hat[i]) / bh2 + minv_fext[i];
+      const Vec12 a_new = ((1 - p.af) * qdd_new + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
+      qdot[i] += h * ((1 - p.gamma) * acc[i] + p.gamma * a_new);
       acc[i] = a_new;
-    } else if (bodies[i].dynamic()) {
-      qdot[i] = u[i] / h;
-    } else if (bodies[i].info.kind == BodyKind::Kinematic) {
+      qddot[i] = qdd_new;
+    } else if (b.info.kind == BodyKind::Kinematic) {
       qdot[i] = (q[i] - q_prev[i]) / h;
     }
     force[i].setZero();

@@ -44,7 +44,7 @@ double bounding_radius(const ShapeDef& s, const Vec3& com) {
   return 0;
 }
 
-/// Acceleration of the initial rigid motion, so that Newmark starts without a spurious
+/// Acceleration of the initial rigid motion, so that generalized-alpha starts without a spurious
 /// vibration: adotdot_k = wdot x a_k + w x (w x a_k) with Euler's I wdot = -w x (I w), and
 /// gravity on the COM. Zero for non-dynamic bodies.
 Vec12 initial_acceleration(const Vec12& q, const Vec3& sigma, const BodyDef& def,
@@ -141,9 +141,11 @@ BodyId World::add_body(const BodyDef& def) {
   w.q.push_back(q);
   w.qdot.push_back(qdot);
   w.acc.push_back(initial_acceleration(q, b_sigma, def, w.settings.gravity));
+  w.qddot.push_back(w.acc.back());
   w.force.push_back(Vec3::Zero());
   w.torque.push_back(Vec3::Zero());
   w.kin_target.emplace_back();
+  w.jointed.push_back(0);
   return id;
 }
 

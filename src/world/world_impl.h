@@ -49,14 +49,31 @@ struct World::Impl {
 
   // State.
   std::vector<Vec12> q, qdot;
-  std::vector<Vec12> acc;  ///< generalised acceleration d2q/dt2 (Newmark)
+  std::vector<Vec12> acc;    ///< generalized-alpha pseudo-acceleration a
+  std::vector<Vec12> qddot;  ///< acceleration d2q/dt2 at the end of the last step
   std::vector<Vec3> force, torque;                 ///< accumulated for the next step
   std::vector<std::optional<Pose>> kin_target;     ///< kinematic target for the next step
 
-  /// beta h^2 (s^2): h^2/4 for Newmark, h^2 for implicit Euler.
+  /// Generalized-alpha parameters from the spectral radius rho (Chung-Hulbert).
+  struct Alpha {
+    double am = 0, af = 0, gamma = 1, beta = 1;
+  };
+  Alpha alpha() const {
+    if (settings.time_integration == TimeIntegration::ImplicitEuler) return {};
+    const double r = settings.spectral_radius;
+    Alpha p;
+    p.am = (2 * r - 1) / (r + 1);
+    p.af = r / (r + 1);
+    p.gamma = 0.5 + p.af - p.am;
+    p.beta = 0.25 * (p.gamma + 0.5) * (p.gamma + 0.5);
+    return p;
+  }
+  /// beta' h^2 (s^2): the step's effective inertia scale, Hb = M_A / (beta' h^2) + Kb.
   double beta_h2() const {
     const double h = settings.dt;
-    return settings.time_integration == TimeIntegration::Newmark ? 0.25 * h * h : h * h;
+    if (settings.time_integration == TimeIntegration::ImplicitEuler) return h * h;
+    const Alpha p = alpha();
+    return (1 - p.af) * p.beta * h * h / (1 - p.am);
   }
 
   // Joints.
@@ -71,6 +88,7 @@ struct World::Impl {
   std::vector<Vec12> q_prev;
   std::vector<Vec12> d_hat;  ///< qhat - q^n
   std::vector<Vec12> u;      ///< q - q^n
+  std::vector<Vec12> minv_fext;  ///< M_A^{-1} f_ext of the step (gravity included)
 
   // Per-iteration body operators: H_i^{-1} v = D(R) Hb^{-1} D(R)^T v (or Alg. 1, or the
   // vanilla dense inverse).
@@ -80,6 +98,10 @@ struct World::Impl {
   std::vector<detail::Row> rows;       ///< rows of all joints at the current iterate
   std::vector<std::uint32_t> row_joint;
   std::vector<double> lambda;          ///< multipliers of `rows` (N)
+  /// Bodies held by an active limit or a saturated drive during this step (Newmark treats
+  /// their step as an inelastic impact: implicit Euler velocities).
+  std::vector<char> impact;
+  std::vector<char> jointed;  ///< body is attached to at least one joint
 
   void check_id(BodyId id) const;
   void check_joint(JointId id) const;

@@ -250,7 +250,152 @@ TEST_F(CliTest, SimulationErrorExits3AndKeepsCompleteRows) {
   for (const auto& line : stats_lines) EXPECT_TRUE(nlohmann::json::accept(line)) << line;
 }
 
+TEST_F(CliTest, RunWritesJointForcesEveryKStepsFromStep1) {
+  const fs::path csv = tmp("joints.csv");
+  const Result r = run("run " + quote(scene("pendulum.json")) + " --quiet --joint-forces " +
+                       quote(csv.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(read_text(csv));
+  ASSERT_EQ(lines.size(), 1u + 200u);  // header + one row per step (one joint)
+  EXPECT_EQ(lines[0], "step,time,joint,fx,fy,fz,tx,ty,tz");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const auto f = csv_fields(lines[i]);
+    ASSERT_EQ(f.size(), 9u) << lines[i];
+    EXPECT_EQ(std::stoi(f[0]), static_cast<int>(i));
+    EXPECT_NEAR(std::stod(f[1]), 0.001 * static_cast<double>(i), 1e-12);
+    EXPECT_EQ(f[2], "pivot");
+    for (int k = 3; k < 9; ++k) EXPECT_TRUE(std::isfinite(std::stod(f[k]))) << lines[i];
+  }
+  // Released horizontally, the rod starts to fall: over the first steps the pivot holds it up
+  // with about m g / 4 (uniform rod pivoted at one end).
+  double fz = 0;
+  for (std::size_t i = 1; i <= 10; ++i) fz += std::stod(csv_fields(lines[i])[5]);
+  EXPECT_NEAR(fz / 10, 9.81 / 4, 0.25);
+}
+
+TEST_F(CliTest, RunJointForcesHonoursEvery) {
+  const fs::path csv = tmp("joints.csv");
+  const fs::path poses = tmp("poses.csv");
+  const Result r = run("run " + quote(scene("pendulum.json")) + " --steps 20 --every 5 --out " +
+                       quote(poses.string()) + " --joint-forces " + quote(csv.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(read_text(csv));
+  ASSERT_EQ(lines.size(), 1u + 4u);  // steps 5, 10, 15, 20
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_EQ(std::stoi(csv_fields(lines[i])[0]), static_cast<int>(5 * i)) << lines[i];
+  }
+  EXPECT_EQ(lines_of(read_text(poses)).size(), 1u + 5u);  // steps 0, 5, ..., 20
+}
+
+TEST_F(CliTest, RunJointForcesWithoutJointsWritesOnlyTheHeader) {
+  const fs::path csv = tmp("joints.csv");
+  const Result r = run("run " + quote(scene("spin_box.json")) + " --steps 5 --joint-forces " +
+                       quote(csv.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_text(csv), "step,time,joint,fx,fy,fz,tx,ty,tz\n");
+}
+
+TEST_F(CliTest, RunStatsReportJointResidual) {
+  const fs::path stats = tmp("stats.jsonl");
+  const Result r = run("run " + quote(scene("pendulum.json")) + " --steps 50 --stats " +
+                       quote(stats.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(read_text(stats));
+  ASSERT_EQ(lines.size(), 50u);
+  for (const std::string& line : lines) {
+    const auto j = nlohmann::ordered_json::parse(line);
+    ASSERT_TRUE(j.contains("joint_residual")) << line;
+    const double residual = j["joint_residual"].get<double>();
+    EXPECT_TRUE(std::isfinite(residual)) << line;
+    EXPECT_GE(residual, 0.0) << line;
+    EXPECT_LT(residual, 1e-3) << line;  // the hinge holds
+    // "joint_residual" follows "residual".
+    auto it = j.begin();
+    while (it != j.end() && it.key() != "residual") ++it;
+    ASSERT_NE(it, j.end()) << line;
+    ++it;
+    ASSERT_NE(it, j.end()) << line;
+    EXPECT_EQ(it.key(), "joint_residual") << line;
+  }
+  // Without joints the residual is 0.
+  const Result free = run("run " + quote(scene("spin_box.json")) + " --steps 3 --stats " +
+                          quote(stats.string()));
+  ASSERT_EQ(free.code, 0) << free.err;
+  for (const std::string& line : lines_of(read_text(stats))) {
+    EXPECT_EQ(nlohmann::json::parse(line)["joint_residual"].get<double>(), 0.0) << line;
+  }
+}
+
+TEST_F(CliTest, RunPrintsWorldWarningsToStderr) {
+  const Result r = run("run " + quote(scene("far_anchor.json")) + " --quiet");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_GE(lines.size(), 1u) << r.err;
+  for (const std::string& line : lines) {
+    EXPECT_EQ(line.rfind("mabd: warning: ", 0), 0u) << line;
+  }
+  EXPECT_NE(r.out.find("10 steps"), std::string::npos) << r.out;
+  // A scene the world has no remarks about prints nothing on stderr.
+  const Result quiet = run("run " + quote(scene("pendulum.json")) + " --steps 5");
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+}
+
 // ---- errors -------------------------------------------------------------------------------
+
+TEST_F(CliTest, JointForcesOptionIsCheckedBeforeAnythingRuns) {
+  // Bad extension: nothing is created, not even the other outputs.
+  const fs::path bad = tmp("joints.txt");
+  const fs::path poses = tmp("poses.csv");
+  Result r = run("run " + quote(scene("pendulum.json")) + " --out " + quote(poses.string()) +
+                 " --joint-forces " + quote(bad.string()));
+  EXPECT_EQ(r.code, 2);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("--joint-forces: unsupported extension '.txt' (supported: .csv)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(bad));
+  EXPECT_FALSE(fs::exists(poses));
+
+  // The same file for two outputs.
+  r = run("run " + quote(scene("pendulum.json")) + " --out " + quote(poses.string()) +
+          " --joint-forces " + quote(poses.string()));
+  EXPECT_EQ(r.code, 2);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("--joint-forces"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(poses));
+
+  // Bad scene: no joint-force file.
+  const fs::path csv = tmp("joints.csv");
+  r = run("run " + quote(scene("bad_unknown_field.json")) + " --joint-forces " +
+          quote(csv.string()));
+  EXPECT_EQ(r.code, 2);
+  expect_one_error_line(r);
+  EXPECT_FALSE(fs::exists(csv));
+}
+
+TEST_F(CliTest, JointForcesKeepCompleteRowsOnDivergence) {
+  const fs::path csv = tmp("joints.csv");
+  const fs::path stats = tmp("stats.jsonl");
+  const Result r = run("run " + quote(scene("diverging_joint.json")) + " --joint-forces " +
+                       quote(csv.string()) + " --stats " + quote(stats.string()));
+  EXPECT_EQ(r.code, 3) << r.err;
+  expect_one_error_line(r);
+  const std::string text = read_text(csv);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  const auto rows = lines_of(text);
+  EXPECT_EQ(rows[0], "step,time,joint,fx,fy,fz,tx,ty,tz");
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto f = csv_fields(rows[i]);
+    ASSERT_EQ(f.size(), 9u) << rows[i];
+    EXPECT_EQ(std::stoi(f[0]), static_cast<int>(i));
+    EXPECT_EQ(f[2], "axle");
+    for (int k = 3; k < 9; ++k) EXPECT_TRUE(std::isfinite(std::stod(f[k]))) << rows[i];
+  }
+  // One row per completed step, like the stats.
+  EXPECT_EQ(rows.size() - 1, lines_of(read_text(stats)).size());
+}
 
 TEST_F(CliTest, BadSceneExits2WithOneLineAndCreatesNoOutput) {
   const fs::path csv = tmp("poses.csv");
@@ -335,6 +480,7 @@ TEST_F(CliTest, VersionAndHelp) {
   r = run("run --help");
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("--every"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--joint-forces"), std::string::npos) << r.out;
 }
 
 // ---- bench --------------------------------------------------------------------------------
@@ -364,6 +510,20 @@ TEST_F(CliTest, BenchPrintsOneJsonLine) {
   EXPECT_GT(j["peak_rss_mb"].get<double>(), 0.0);
 }
 
+TEST_F(CliTest, BenchCountsJointsAndRows) {
+  const Result r = run("bench " + quote(scene("pendulum.json")) + " --steps 10");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  const auto j = nlohmann::json::parse(lines[0]);
+  EXPECT_EQ(j["bodies"].get<int>(), 1);
+  EXPECT_EQ(j["joints"].get<int>(), 1);
+  EXPECT_EQ(j["rows"].get<int>(), 5);
+  ASSERT_TRUE(j.contains("joint_residual_max"));
+  EXPECT_GE(j["joint_residual_max"].get<double>(), 0.0);
+  EXPECT_LT(j["joint_residual_max"].get<double>(), 1e-3);
+}
+
 TEST_F(CliTest, BenchBadSceneExits2WithoutJson) {
   const Result r = run("bench " + quote(scene("bad_unknown_field.json")));
   EXPECT_EQ(r.code, 2);
@@ -380,6 +540,17 @@ TEST_F(CliTest, InfoSummarisesTheScene) {
                            "dynamic", "polar", "corotated", "0.002"}) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << " not in:\n" << r.out;
   }
+}
+
+TEST_F(CliTest, InfoListsJoints) {
+  const Result r = run("info " + quote(scene("pendulum.json")));
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* text : {"joints", "1 (hinge 1)", "constraint rows", "pivot", "world - rod"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << " not in:\n" << r.out;
+  }
+  const Result free = run("info " + quote(scene("spin_box.json")));
+  ASSERT_EQ(free.code, 0) << free.err;
+  EXPECT_EQ(free.out.find("world - "), std::string::npos) << free.out;
 }
 
 TEST_F(CliTest, InfoBadSceneExits2) {

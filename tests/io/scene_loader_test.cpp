@@ -82,11 +82,37 @@ const BadCase kBadCases[] = {
     {"duplicate_names.json", "bodies[1] 'rod': duplicate body name 'rod' (also used by bodies[0])",
      true},
     {"missing_mesh.json", "bodies[0] 'blob': shape.file: mesh file not found: '", false},
-    {"joints.json", "joints: not supported by this version of mabd", true},
+    {"reserved_section.json", "colliders: not supported by this version of mabd", true},
     {"missing_bodies.json", "top level: missing required field 'bodies'", true},
     {"zero_quaternion.json", "bodies[0] 'rod': orientation: must be a non-zero quaternion", false},
     {"duplicate_key.json", "settings: duplicate key 'dt'", true},
     {"empty_name.json", "bodies[0]: name: must not be empty", true},
+    {"joint_unknown_body.json",
+     "joints[0] 'pivot': bodies[1]: unknown body 'rdo' (known: world, rod); did you mean 'rod'?",
+     true},
+    {"joint_self.json", "joints[0] 'pivot': bodies: body 'rod' cannot be joined to itself", true},
+    {"joint_both_world.json",
+     "joints[0] 'pivot': bodies: a joint needs at least one body (both are 'world')", true},
+    {"joint_zero_axis.json", "joints[0] 'pivot': axis: must be non-zero", true},
+    {"joint_parallel_axes.json",
+     "joints[0] 'neck': axes: axes are parallel (|cos| = 0.999988; must be below 0.999)", true},
+    {"joint_missing_axis.json", "joints[0] 'pivot': missing required field 'axis'", true},
+    {"joint_limits_order.json",
+     "joints[0] 'pivot': limits: lower (1) is greater than upper (-1)", true},
+    {"joint_unknown_field.json",
+     "joints[0] 'pivot': unknown field 'anchr' (did you mean 'anchor'?)", true},
+    {"joint_unknown_type.json",
+     "joints[0] 'pivot': type: unknown value 'hinges' (expected one of: ball, hinge, universal, "
+     "prismatic, fixed); did you mean 'hinge'?",
+     true},
+    {"joint_wrong_type.json",
+     "joints[0] 'pivot': anchor: expected an array of 3 numbers, got string", true},
+    {"joint_duplicate_names.json",
+     "joints[1] 'pivot': duplicate joint name 'pivot' (also used by joints[0])", true},
+    {"joint_axis_on_universal.json",
+     "joints[0] 'neck': field 'axis' does not apply to a universal joint (a universal joint "
+     "takes: name, type, bodies, anchor, compliance, axes)",
+     true},
 };
 
 class BadSceneFile : public ::testing::TestWithParam<BadCase> {};
@@ -181,6 +207,200 @@ TEST(SceneErrors, ReservedSectionsAcceptOnlyEmptyArrays) {
             "inline.json: generators: not supported by this version of mabd");
   EXPECT_EQ(parse_error(R"({"bodies": [], "joints": {}})"),
             "inline.json: joints: expected an array, got object");
+}
+
+/// A scene with a rod and a ball plus the given joint objects (JSON text).
+std::string joint_scene(const std::string& joints) {
+  return R"({"bodies": [
+      {"name": "rod", "shape": {"type": "box", "size": [1, 0.02, 0.02]}, "material": {},
+       "position": [0.5, 0, 0]},
+      {"name": "ball", "shape": {"type": "sphere", "radius": 0.1}, "material": {},
+       "position": [1.1, 0, 0]}],
+    "joints": [)" +
+         joints + "]}";
+}
+
+std::string joint_error(const std::string& joint) { return parse_error(joint_scene(joint)); }
+
+TEST(JointErrors, NameAndType) {
+  EXPECT_EQ(joint_error("3"), "inline.json: joints[0]: expected an object, got number");
+  EXPECT_EQ(joint_error(R"({"type": "ball", "bodies": ["world", "rod"], "anchor": [0, 0, 0]})"),
+            "inline.json: joints[0]: missing required field 'name'");
+  EXPECT_EQ(joint_error(R"({"name": "", "type": "ball"})"),
+            "inline.json: joints[0]: name: must not be empty");
+  EXPECT_EQ(joint_error(R"({"name": "j", "bodies": ["world", "rod"], "anchor": [0, 0, 0]})"),
+            "inline.json: joints[0] 'j': missing required field 'type'");
+  // Without a type, unknown keys are still reported first.
+  EXPECT_EQ(joint_error(R"({"name": "j", "bodys": ["world", "rod"]})"),
+            "inline.json: joints[0] 'j': unknown field 'bodys' (did you mean 'bodies'?)");
+  EXPECT_EQ(joint_error(R"({"name": "j", "type": 1})"),
+            "inline.json: joints[0] 'j': type: expected a string, got number");
+}
+
+TEST(JointErrors, Bodies) {
+  const auto joint = [](const std::string& bodies) {
+    return joint_error(R"({"name": "j", "type": "ball", "anchor": [0, 0, 0], "bodies": )" +
+                       bodies + "}");
+  };
+  EXPECT_EQ(joint_error(R"({"name": "j", "type": "ball", "anchor": [0, 0, 0]})"),
+            "inline.json: joints[0] 'j': missing required field 'bodies'");
+  EXPECT_EQ(joint(R"(["rod"])"),
+            "inline.json: joints[0] 'j': bodies: expected an array of 2 body names, got 1 element");
+  EXPECT_EQ(joint(R"(["rod", "ball", "world"])"),
+            "inline.json: joints[0] 'j': bodies: expected an array of 2 body names, got 3 "
+            "elements");
+  EXPECT_EQ(joint(R"("rod")"),
+            "inline.json: joints[0] 'j': bodies: expected an array of 2 body names, got string");
+  EXPECT_EQ(joint(R"(["rod", 2])"),
+            "inline.json: joints[0] 'j': bodies[1]: expected a string, got number");
+  EXPECT_EQ(joint(R"(["Ball", "rod"])"),
+            "inline.json: joints[0] 'j': bodies[0]: unknown body 'Ball' (known: world, rod, "
+            "ball); did you mean 'ball'?");
+  EXPECT_EQ(joint(R"(["wrld", "rod"])"),
+            "inline.json: joints[0] 'j': bodies[0]: unknown body 'wrld' (known: world, rod, "
+            "ball); did you mean 'world'?");
+  EXPECT_EQ(joint(R"(["hinge", "rod"])"),
+            "inline.json: joints[0] 'j': bodies[0]: unknown body 'hinge' (known: world, rod, "
+            "ball)");
+  EXPECT_EQ(joint(R"(["ball", "ball"])"),
+            "inline.json: joints[0] 'j': bodies: body 'ball' cannot be joined to itself");
+  EXPECT_EQ(joint(R"(["world", "world"])"),
+            "inline.json: joints[0] 'j': bodies: a joint needs at least one body (both are "
+            "'world')");
+  // A body named "world" would make the name ambiguous.
+  EXPECT_EQ(parse_error(R"({"bodies": [{"name": "world", "shape": {"type": "sphere",
+                               "radius": 1}, "material": {}},
+                             {"name": "b", "shape": {"type": "sphere", "radius": 1},
+                              "material": {}}],
+                            "joints": [{"name": "j", "type": "ball", "bodies": ["world", "b"],
+                                        "anchor": [0, 0, 0]}]})"),
+            "inline.json: joints[0] 'j': bodies[0]: 'world' is ambiguous: a body is also named "
+            "'world' (rename that body)");
+}
+
+TEST(JointErrors, FieldsOfOtherTypes) {
+  const std::string common = R"("bodies": ["world", "rod"], "anchor": [0, 0, 0])";
+  EXPECT_EQ(joint_error(R"({"name": "j", "type": "fixed", "axis": [0, 1, 0], )" + common + "}"),
+            "inline.json: joints[0] 'j': field 'axis' does not apply to a fixed joint (a fixed "
+            "joint takes: name, type, bodies, anchor, compliance)");
+  EXPECT_EQ(joint_error(R"({"name": "j", "type": "ball", "limits": {}, )" + common + "}"),
+            "inline.json: joints[0] 'j': field 'limits' does not apply to a ball joint (a ball "
+            "joint takes: name, type, bodies, anchor, compliance, axis, cone)");
+  EXPECT_EQ(joint_error(R"({"name": "j", "type": "hinge", "axis": [0, 1, 0], "cone": {}, )" +
+                        common + "}"),
+            "inline.json: joints[0] 'j': field 'cone' does not apply to a hinge joint (a hinge "
+            "joint takes: name, type, bodies, anchor, compliance, axis, limits, spring, drive)");
+  EXPECT_EQ(joint_error(R"({"name": "j", "type": "prismatic", "axes": [], )" + common + "}"),
+            "inline.json: joints[0] 'j': field 'axes' does not apply to a prismatic joint (a "
+            "prismatic joint takes: name, type, bodies, anchor, compliance, axis, limits, "
+            "spring, drive)");
+  EXPECT_EQ(joint_error(R"({"name": "j", "type": "universal", "drive": {}, )" + common + "}"),
+            "inline.json: joints[0] 'j': field 'drive' does not apply to a universal joint (a "
+            "universal joint takes: name, type, bodies, anchor, compliance, axes)");
+  EXPECT_EQ(joint_error(R"({"name": "j", "type": "hinge", "axis": [0, 1, 0], "limit": {}, )" +
+                        common + "}"),
+            "inline.json: joints[0] 'j': unknown field 'limit' (did you mean 'limits'?)");
+}
+
+TEST(JointErrors, AnchorAndAxes) {
+  const std::string head = R"({"name": "j", "bodies": ["rod", "ball"], )";
+  EXPECT_EQ(joint_error(head + R"("type": "ball"})"),
+            "inline.json: joints[0] 'j': missing required field 'anchor'");
+  EXPECT_EQ(joint_error(head + R"("type": "ball", "anchor": [0, 0]})"),
+            "inline.json: joints[0] 'j': anchor: expected an array of 3 numbers, got 2 elements");
+  EXPECT_EQ(joint_error(head + R"("type": "ball", "anchor": [0, 0, 1e999]})"),
+            "inline.json: joints[0] 'j': anchor[2]: must be finite (got 1e999)");
+  EXPECT_EQ(joint_error(head + R"("type": "ball", "anchor": [1, 0, 0], "axis": [0, 0, 0]})"),
+            "inline.json: joints[0] 'j': axis: must be non-zero");
+  EXPECT_EQ(joint_error(head + R"("type": "prismatic", "anchor": [1, 0, 0]})"),
+            "inline.json: joints[0] 'j': missing required field 'axis'");
+  EXPECT_EQ(joint_error(head + R"("type": "prismatic", "anchor": [1, 0, 0], "axis": [0, 0, 0]})"),
+            "inline.json: joints[0] 'j': axis: must be non-zero");
+  EXPECT_EQ(joint_error(head + R"("type": "universal", "anchor": [1, 0, 0]})"),
+            "inline.json: joints[0] 'j': missing required field 'axes'");
+  EXPECT_EQ(joint_error(head + R"("type": "universal", "anchor": [1, 0, 0],
+                                  "axes": [[0, 1, 0]]})"),
+            "inline.json: joints[0] 'j': axes: expected an array of 2 axes, got 1 element");
+  EXPECT_EQ(joint_error(head + R"("type": "universal", "anchor": [1, 0, 0], "axes": [0, 1, 0]})"),
+            "inline.json: joints[0] 'j': axes: expected an array of 2 axes, got 3 elements");
+  EXPECT_EQ(joint_error(head + R"("type": "universal", "anchor": [1, 0, 0],
+                                  "axes": [[0, 1, 0], [0, 0, 0]]})"),
+            "inline.json: joints[0] 'j': axes[1]: must be non-zero");
+  EXPECT_EQ(joint_error(head + R"("type": "universal", "anchor": [1, 0, 0],
+                                  "axes": [[0, 1, 0], 5]})"),
+            "inline.json: joints[0] 'j': axes[1]: expected an array of 3 numbers, got number");
+  EXPECT_EQ(joint_error(head + R"("type": "universal", "anchor": [1, 0, 0],
+                                  "axes": [[0, 1, 0], [0, -3, 0]]})"),
+            "inline.json: joints[0] 'j': axes: axes are parallel (|cos| = 1; must be below "
+            "0.999)");
+}
+
+TEST(JointErrors, LimitsConeSpringDriveCompliance) {
+  const std::string hinge =
+      R"({"name": "j", "type": "hinge", "bodies": ["world", "rod"], "anchor": [0, 0, 0],
+          "axis": [0, 1, 0], )";
+  const std::string ball =
+      R"({"name": "j", "type": "ball", "bodies": ["world", "rod"], "anchor": [0, 0, 0], )";
+  EXPECT_EQ(joint_error(hinge + R"("limits": {"lower": -1}})"),
+            "inline.json: joints[0] 'j': limits: missing required field 'upper'");
+  EXPECT_EQ(joint_error(hinge + R"("limits": {"lower": -1, "upper": 1, "soft": true}})"),
+            "inline.json: joints[0] 'j': limits: unknown field 'soft' (known fields: lower, "
+            "upper)");
+  EXPECT_EQ(joint_error(hinge + R"("limits": [-1, 1]})"),
+            "inline.json: joints[0] 'j': limits: expected an object, got array");
+  EXPECT_EQ(joint_error(ball + R"("cone": {"swing": 0}})"),
+            "inline.json: joints[0] 'j': cone.swing: must be in (0, pi) (got 0)");
+  EXPECT_EQ(joint_error(ball + R"("cone": {"swing": 3.5}})"),
+            "inline.json: joints[0] 'j': cone.swing: must be in (0, pi) (got 3.5)");
+  EXPECT_EQ(joint_error(ball + R"("cone": {"twist_lower": 0}})"),
+            "inline.json: joints[0] 'j': cone: missing required field 'swing'");
+  EXPECT_EQ(joint_error(ball + R"("cone": {"swing": 1, "twist_lower": -0.5}})"),
+            "inline.json: joints[0] 'j': cone: 'twist_lower' and 'twist_upper' must be given "
+            "together (missing 'twist_upper')");
+  EXPECT_EQ(joint_error(ball + R"("cone": {"swing": 1, "twist_lower": 0.5,
+                                           "twist_upper": -0.5}})"),
+            "inline.json: joints[0] 'j': cone: twist_lower (0.5) is greater than twist_upper "
+            "(-0.5)");
+  EXPECT_EQ(joint_error(hinge + R"("spring": {"stiffness": -1}})"),
+            "inline.json: joints[0] 'j': spring.stiffness: must be non-negative (got -1)");
+  EXPECT_EQ(joint_error(hinge + R"("spring": {"damping": -0.1}})"),
+            "inline.json: joints[0] 'j': spring.damping: must be non-negative (got -0.1)");
+  EXPECT_EQ(joint_error(hinge + R"("spring": {"stifness": 1}})"),
+            "inline.json: joints[0] 'j': spring: unknown field 'stifness' (did you mean "
+            "'stiffness'?)");
+  EXPECT_EQ(joint_error(hinge + R"("drive": {"target": 1}})"),
+            "inline.json: joints[0] 'j': drive: missing required field 'mode'");
+  EXPECT_EQ(joint_error(hinge + R"("drive": {"mode": "torque", "target": 1}})"),
+            "inline.json: joints[0] 'j': drive.mode: unknown value 'torque' (expected one of: "
+            "position, velocity)");
+  EXPECT_EQ(joint_error(hinge + R"("drive": {"mode": "position"}})"),
+            "inline.json: joints[0] 'j': drive: missing required field 'target'");
+  EXPECT_EQ(joint_error(hinge + R"("drive": {"mode": "position", "target": 0,
+                                             "max_force": 0}})"),
+            "inline.json: joints[0] 'j': drive.max_force: must be positive (got 0)");
+  EXPECT_EQ(joint_error(hinge + R"("drive": {"mode": "position", "target": 0,
+                                             "damping": -2}})"),
+            "inline.json: joints[0] 'j': drive.damping: must be non-negative (got -2)");
+  EXPECT_EQ(joint_error(hinge + R"("drive": {"mode": "velocity", "target": 1,
+                                             "stiffness": 5}})"),
+            "inline.json: joints[0] 'j': drive.stiffness: does not apply to a velocity drive "
+            "(it takes: mode, target, damping, max_force)");
+  EXPECT_EQ(joint_error(hinge + R"("compliance": -1e-6})"),
+            "inline.json: joints[0] 'j': compliance: must be non-negative (got -1e-06)");
+}
+
+TEST(JointErrors, DuplicateKeysAndNamesReportTheJoint) {
+  EXPECT_EQ(joint_error(R"({"name": "j", "type": "ball", "type": "hinge"})"),
+            "inline.json: joints[0] 'j': duplicate key 'type'");
+  EXPECT_EQ(joint_error(R"({"name": "j", "type": "hinge", "bodies": ["world", "rod"],
+                            "anchor": [0, 0, 0], "axis": [0, 1, 0],
+                            "limits": {"lower": 0, "lower": 1}})"),
+            "inline.json: joints[0] 'j': limits: duplicate key 'lower'");
+  // A joint may share its name with a body.
+  EXPECT_NO_THROW(mabd::parse_scene(
+      joint_scene(R"({"name": "rod", "type": "ball", "bodies": ["world", "rod"],
+                      "anchor": [0, 0, 0]})"),
+      "inline.json"));
 }
 
 TEST(SceneErrors, VectorLengthAndElementType) {
@@ -475,6 +695,132 @@ TEST(ParseScene, OrientationIsNormalised) {
   EXPECT_NEAR(q.x(), std::sqrt(0.5), 1e-15);
 }
 
+TEST(LoadScene, JointsOfEveryType) {
+  const Scene scene = mabd::load_scene(good("joints.json"));
+  ASSERT_EQ(scene.bodies.size(), 6u);
+  ASSERT_EQ(scene.joints.size(), 5u);
+  const double r2 = std::sqrt(0.5);
+
+  for (const mabd::SceneJoint& joint : scene.joints) {
+    // Bodies are resolved by build_world.
+    EXPECT_FALSE(joint.def.body_a.valid()) << joint.def.name;
+    EXPECT_FALSE(joint.def.body_b.valid()) << joint.def.name;
+  }
+
+  const mabd::SceneJoint& shoulder = scene.joints[0];
+  EXPECT_EQ(shoulder.def.name, "shoulder");
+  EXPECT_EQ(shoulder.def.type, mabd::JointType::Ball);
+  EXPECT_EQ(shoulder.body_a, "world");
+  EXPECT_EQ(shoulder.body_b, "rod");
+  EXPECT_EQ(shoulder.def.anchor, mabd::Vec3(0, 0, 0));
+  EXPECT_EQ(shoulder.def.axis, mabd::Vec3(0, 0, 1));  // normalised
+  ASSERT_TRUE(shoulder.def.cone.has_value());
+  EXPECT_DOUBLE_EQ(shoulder.def.cone->swing, 0.5);
+  ASSERT_TRUE(shoulder.def.cone->twist_lower.has_value());
+  ASSERT_TRUE(shoulder.def.cone->twist_upper.has_value());
+  EXPECT_DOUBLE_EQ(*shoulder.def.cone->twist_lower, -0.2);
+  EXPECT_DOUBLE_EQ(*shoulder.def.cone->twist_upper, 0.3);
+  EXPECT_DOUBLE_EQ(shoulder.def.compliance, 1e-6);
+  EXPECT_FALSE(shoulder.def.limits.has_value());
+  EXPECT_FALSE(shoulder.def.spring.has_value());
+  EXPECT_FALSE(shoulder.def.drive.has_value());
+
+  const mabd::SceneJoint& elbow = scene.joints[1];
+  EXPECT_EQ(elbow.def.name, "elbow");
+  EXPECT_EQ(elbow.def.type, mabd::JointType::Hinge);
+  EXPECT_EQ(elbow.body_a, "rod");
+  EXPECT_EQ(elbow.body_b, "arm");
+  EXPECT_EQ(elbow.def.anchor, mabd::Vec3(1, 0, 0));
+  EXPECT_EQ(elbow.def.axis, mabd::Vec3(0, 1, 0));
+  ASSERT_TRUE(elbow.def.limits.has_value());
+  EXPECT_DOUBLE_EQ(elbow.def.limits->lower, -1);
+  EXPECT_DOUBLE_EQ(elbow.def.limits->upper, 1.5);
+  ASSERT_TRUE(elbow.def.spring.has_value());
+  EXPECT_DOUBLE_EQ(elbow.def.spring->stiffness, 10);
+  EXPECT_DOUBLE_EQ(elbow.def.spring->damping, 0.5);
+  EXPECT_DOUBLE_EQ(elbow.def.spring->rest, 0.1);
+  ASSERT_TRUE(elbow.def.drive.has_value());
+  EXPECT_EQ(elbow.def.drive->mode, mabd::DriveMode::Position);
+  EXPECT_DOUBLE_EQ(elbow.def.drive->target, 0.2);
+  EXPECT_DOUBLE_EQ(elbow.def.drive->stiffness, 100);
+  EXPECT_DOUBLE_EQ(elbow.def.drive->damping, 2);
+  EXPECT_DOUBLE_EQ(elbow.def.drive->max_force, 50);
+  EXPECT_DOUBLE_EQ(elbow.def.compliance, 0);
+  EXPECT_FALSE(elbow.def.cone.has_value());
+
+  const mabd::SceneJoint& wrist = scene.joints[2];
+  EXPECT_EQ(wrist.def.type, mabd::JointType::Universal);
+  EXPECT_EQ(wrist.body_a, "arm");
+  EXPECT_EQ(wrist.body_b, "cross");
+  EXPECT_EQ(wrist.def.axes[0], mabd::Vec3(0, 1, 0));
+  EXPECT_EQ(wrist.def.axes[1], mabd::Vec3(0, 0, 1));
+  EXPECT_DOUBLE_EQ(wrist.def.compliance, 1e-7);
+
+  const mabd::SceneJoint& rail = scene.joints[3];
+  EXPECT_EQ(rail.def.type, mabd::JointType::Prismatic);
+  EXPECT_EQ(rail.body_a, "base");
+  EXPECT_EQ(rail.body_b, "slider");
+  EXPECT_EQ(rail.def.anchor, mabd::Vec3(0, 0, -0.95));
+  EXPECT_NEAR(rail.def.axis[0], r2, 1e-15);
+  EXPECT_NEAR(rail.def.axis[1], r2, 1e-15);
+  EXPECT_EQ(rail.def.axis[2], 0.0);
+  ASSERT_TRUE(rail.def.limits.has_value());
+  EXPECT_DOUBLE_EQ(rail.def.limits->lower, 0);
+  EXPECT_DOUBLE_EQ(rail.def.limits->upper, 0.5);
+  ASSERT_TRUE(rail.def.spring.has_value());
+  EXPECT_DOUBLE_EQ(rail.def.spring->stiffness, 200);
+  EXPECT_DOUBLE_EQ(rail.def.spring->rest, 0.25);
+  ASSERT_TRUE(rail.def.drive.has_value());
+  EXPECT_EQ(rail.def.drive->mode, mabd::DriveMode::Velocity);
+  EXPECT_DOUBLE_EQ(rail.def.drive->target, 0.1);
+  EXPECT_DOUBLE_EQ(rail.def.drive->stiffness, 0);
+  EXPECT_DOUBLE_EQ(rail.def.drive->damping, 5);
+  EXPECT_TRUE(std::isinf(rail.def.drive->max_force));  // default: unlimited
+  EXPECT_DOUBLE_EQ(rail.def.compliance, 0);  // default
+
+  const mabd::SceneJoint& weld = scene.joints[4];
+  EXPECT_EQ(weld.def.type, mabd::JointType::Fixed);
+  EXPECT_EQ(weld.body_a, "slider");
+  EXPECT_EQ(weld.body_b, "plate");
+  EXPECT_DOUBLE_EQ(weld.def.compliance, 1e-8);
+}
+
+TEST(ParseScene, MinimalJointsTakeDefaults) {
+  const Scene scene = mabd::parse_scene(
+      R"({"bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1}, "material": {}}],
+          "joints": [{"name": "ball", "type": "ball", "bodies": ["b", "world"],
+                      "anchor": [0, 0, 1]},
+                     {"name": "spring", "type": "hinge", "bodies": ["world", "b"],
+                      "anchor": [0, 0, 1], "axis": [1, 0, 0], "spring": {}}]})",
+      "inline.json");
+  ASSERT_EQ(scene.joints.size(), 2u);
+  const mabd::JointDef& ball = scene.joints[0].def;
+  EXPECT_EQ(scene.joints[0].body_a, "b");
+  EXPECT_EQ(scene.joints[0].body_b, "world");
+  EXPECT_EQ(ball.axis, mabd::JointDef{}.axis);
+  EXPECT_FALSE(ball.cone.has_value());
+  EXPECT_DOUBLE_EQ(ball.compliance, 0);
+  const mabd::JointDef& hinge = scene.joints[1].def;
+  ASSERT_TRUE(hinge.spring.has_value());
+  EXPECT_DOUBLE_EQ(hinge.spring->stiffness, 0);
+  EXPECT_DOUBLE_EQ(hinge.spring->damping, 0);
+  EXPECT_DOUBLE_EQ(hinge.spring->rest, 0);
+  EXPECT_FALSE(hinge.limits.has_value());
+  EXPECT_FALSE(hinge.drive.has_value());
+}
+
+TEST(ParseScene, ConeWithoutTwistLimits) {
+  const Scene scene = mabd::parse_scene(
+      joint_scene(R"({"name": "j", "type": "ball", "bodies": ["rod", "ball"],
+                      "anchor": [1, 0, 0], "axis": [1, 0, 0], "cone": {"swing": 3.1}})"),
+      "inline.json");
+  const mabd::JointDef& def = scene.joints.at(0).def;
+  ASSERT_TRUE(def.cone.has_value());
+  EXPECT_DOUBLE_EQ(def.cone->swing, 3.1);
+  EXPECT_FALSE(def.cone->twist_lower.has_value());
+  EXPECT_FALSE(def.cone->twist_upper.has_value());
+}
+
 // ---- build_world ------------------------------------------------------------------------------
 
 TEST(BuildWorld, CreatesEveryBody) {
@@ -490,6 +836,42 @@ TEST(BuildWorld, CreatesEveryBody) {
   ASSERT_TRUE(tet.has_value());
   EXPECT_NEAR(world.body_info(*tet).volume, 1.0 / 6.0, 1e-12);
   EXPECT_FALSE(world.find_body("nope").has_value());
+}
+
+TEST(BuildWorld, HingePendulum) {
+  const mabd::World world = mabd::build_world(mabd::load_scene(good("pendulum.json")));
+  EXPECT_EQ(world.body_count(), 1u);
+  EXPECT_EQ(world.joint_count(), 1u);
+  EXPECT_EQ(world.constraint_rows(), 5u);
+  const auto pivot = world.find_joint("pivot");
+  ASSERT_TRUE(pivot.has_value());
+  EXPECT_EQ(world.joint_name(*pivot), "pivot");
+}
+
+TEST(BuildWorld, JointsOfEveryType) {
+  const mabd::World world = mabd::build_world(mabd::load_scene(good("joints.json")));
+  EXPECT_EQ(world.body_count(), 6u);
+  EXPECT_EQ(world.joint_count(), 5u);
+  EXPECT_EQ(world.constraint_rows(), 3u + 5u + 4u + 5u + 6u);
+  for (const char* name : {"shoulder", "elbow", "wrist", "rail", "weld"}) {
+    EXPECT_TRUE(world.find_joint(name).has_value()) << name;
+  }
+}
+
+TEST(BuildWorld, JointBodiesAreResolvedByName) {
+  Scene scene = mabd::load_scene(good("pendulum.json"));
+  scene.path = "my.json";
+  scene.joints.at(0).body_b = "nope";  // bypasses the loader's checks
+  EXPECT_EQ(scene_error([&] { mabd::build_world(scene); }),
+            "my.json: joints[0] 'pivot': unknown body 'nope'");
+}
+
+TEST(BuildWorld, WorldJointErrorsBecomeSceneErrors) {
+  Scene scene = mabd::load_scene(good("pendulum.json"));
+  scene.path = "my.json";
+  scene.joints.at(0).def.axis = mabd::Vec3::Zero();  // bypasses the loader's checks
+  const std::string message = scene_error([&] { mabd::build_world(scene); });
+  EXPECT_TRUE(starts_with(message, "my.json: joints[0] 'pivot': ")) << message;
 }
 
 TEST(BuildWorld, EmptyScene) {
