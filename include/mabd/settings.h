@@ -29,7 +29,6 @@ enum class TimeIntegration {
   /// `spectral_radius`, rigid rotation almost undamped: one Newton iteration keeps angular
   /// momentum and leaves only the physical elastic deformation. Default.
   GeneralizedAlpha,
-  Newmark = GeneralizedAlpha,  // transitional alias
   /// Implicit Euler (beta' = 1), as in the paper: first order, damps rotation at about
   /// h w^2 per second.
   ImplicitEuler,

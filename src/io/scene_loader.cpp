@@ -27,7 +27,7 @@ const std::vector<std::string> kTopLevelFields = {"description", "settings",  "m
 const std::vector<std::string> kReservedFields = {"colliders", "generators"};
 const std::vector<std::string> kSettingsFields = {"dt",        "gravity",  "newton_iterations",
                                                   "tolerance", "rotation", "integrator",
-                                                  "time_integration", "steps"};
+                                                  "time_integration", "spectral_radius", "steps"};
 const std::vector<std::string> kMaterialFields = {"density", "youngs_modulus", "poisson_ratio"};
 const std::vector<std::string> kBodyFields = {"name",           "shape",           "material",
                                               "mass",           "position",        "orientation",
@@ -112,6 +112,7 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
                              ? TimeIntegration::GeneralizedAlpha
                              : TimeIntegration::ImplicitEuler;
   }
+  if (auto n = node.get("spectral_radius")) s.spectral_radius = n->number();
   if (auto n = node.get("steps")) default_steps = n->integer(1);
   try {
     validate_settings(s);

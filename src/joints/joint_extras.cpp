@@ -67,8 +67,8 @@ void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
       const JointDrive& d = *j.drive;
       Row r = d.mode == DriveMode::Position
                   ? soft_row(theta, j.coord_prev, ga, gb, Lc, d.stiffness, d.damping, d.target, h)
-                  : soft_row(theta, j.coord_prev, ga, gb, Lc, 0, d.damping,
-                             j.coord_prev + h * d.target, h);
+                  : soft_row(theta, j.coord_prev + h * d.target, ga, gb, Lc, 0, d.damping,
+                             0.0, h);  // damper towards the rate: theta_n + h v
       if (d.mode == DriveMode::Velocity && d.damping <= 0) {
         r = coordinate_row(Lc, theta - (j.coord_prev + h * d.target), ga, gb, Lc);  // motor
       }

@@ -146,9 +146,7 @@ void World::Impl::dual_solve() {
   }
   impact.assign(bodies.size(), 0);
   for (int r = 0; r < n; ++r) {
-    const bool unilateral = (rows[r].kind == RowKind::Lower && state[r] == State::Active) ||
-                            state[r] == State::Saturated;
-    if (!unilateral) continue;
+    if (!(rows[r].kind == RowKind::Lower && state[r] == State::Active)) continue;
     const auto& j = joints[row_joint[r]];
     if (j.a >= 0) impact[j.a] = 1;
     if (j.b >= 0) impact[j.b] = 1;

@@ -169,9 +169,6 @@ JointId World::add_joint(const JointDef& def) {
 
   const JointId id{static_cast<std::uint32_t>(w.joints.size())};
   if (!def.name.empty()) w.joint_by_name.emplace(def.name, id.index);
-  for (int body : {a, b}) {
-    if (body >= 0) w.jointed[body] = 1;
-  }
   w.joints.push_back(std::move(j));
   return id;
 }

@@ -4,6 +4,8 @@
 // Implicit Euler as an incremental potential (paper Eq. variation_energy):
 //   E(q) = 1/(2h^2) |q - qhat|^2_{M_A} + E_el(q),  qhat = q^n + h qdot^n + h^2 M_A^{-1} f_ext.
 #include <chrono>
+
+#include <Eigen/Eigenvalues>
 #include <cmath>
 #include <sstream>
 
@@ -35,7 +37,7 @@ double displacement(const detail::BodyModel& b, const Vec12& dq) {
 
 /// q^n moved rigidly by its own twist over h: A <- exp(h [w]) A, t <- t + h v. Starting Newton
 /// here keeps the linear extrapolation's O((h w)^2) stretch out of the first iterate, so one
-/// iteration already lands near the Newmark step.
+/// iteration already lands near the solution of the step.
 /// Returns the displacement q* - q^n.
 Vec12 rigid_prediction(const Vec12& q, const Vec12& qdot, double h) {
   const Twist tw = detail::twist_of(q, qdot);
@@ -114,6 +116,9 @@ void World::Impl::body_operators() {
   const bool vanilla = settings.integrator == IntegratorMode::Vanilla;
   rot.resize(bodies.size());
   y.resize(bodies.size());
+  geo.assign(bodies.size(), 0);
+  geo_Z.resize(bodies.size());
+  geo_C.resize(bodies.size());
   if (vanilla) vanilla_inv.resize(bodies.size());
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
@@ -137,11 +142,65 @@ void World::Impl::body_operators() {
       P = b.volume * detail::stvk_stress(A, b.mu, b.lambda);
     }
     f.head<9>() -= Eigen::Map<const Eigen::Matrix<double, 9, 1>>(P.data());
+    geometric_stiffness(i, A, P);
     y[i] = solve_body(i, f);
   }
 }
 
+// The co-rotated Hb drops the stress-dependent (geometric) part of the elastic Hessian. On
+// the linear rotation directions dq = E(A) theta (da_k = theta x a_k) a stress tau = P A^T
+// (Kirchhoff, J) stiffens the body by K3 = tr(tau) I - tau. For light, slender bodies under
+// large joint forces K3 exceeds the rotational inertia / h^2 and Newton with Hb alone
+// diverges (seen on long light chains at h = 1e-2); the rank-3 Woodbury correction keeps
+// the constant factor:
+//   (H + E K3 E^T)^{-1} = H^{-1} - Z (I + K3 E^T Z)^{-1} K3 Z^T,  Z = H^{-1} E.
+// K3 is clamped to its positive part (compression would make H indefinite).
+void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P) {
+  geo[i] = 0;
+  const Mat3 tau = 0.5 * (P * A.transpose() + A * P.transpose());
+  Mat3 K3 = tau.trace() * Mat3::Identity() - tau;
+  Eigen::SelfAdjointEigenSolver<Mat3> eig;
+  eig.computeDirect(K3);
+  const Vec3 ev = eig.eigenvalues().cwiseMax(0.0);
+  const auto& b = bodies[i];
+  if (ev.maxCoeff() <= 0) return;
+  // Only where the dropped term is not small against the rotational inertia / (beta h^2)
+  // that Hb keeps on the same directions: there Newton converges without it, and adding it
+  // to a single iteration would only slow the rotation down. Compared axis by axis in the
+  // body's principal frame (inertia about axis i: sigma_j + sigma_k).
+  const Mat3 K_body = A.transpose() * K3 * A;
+  double ratio = 0;
+  for (int ax = 0; ax < 3; ++ax) {
+    const double inertia = (b.sigma.sum() - b.sigma[ax]) / beta_h2();
+    ratio = std::max(ratio, K_body(ax, ax) / inertia);
+  }
+  if (ratio < 0.1) return;
+  K3 = eig.eigenvectors() * ev.asDiagonal() * eig.eigenvectors().transpose();
+  Eigen::Matrix<double, 12, 3> Z;
+  for (int c = 0; c < 3; ++c) {
+    Vec12 e = Vec12::Zero();
+    for (int k = 0; k < 3; ++k) e.segment<3>(3 * k) = Vec3::Unit(c).cross(A.col(k));
+    Z.col(c) = solve_body_base(i, e);
+  }
+  // E^T Z: apply E^T (theta-components of a q-vector: sum_k a_k x v_k).
+  Mat3 EtZ;
+  for (int c = 0; c < 3; ++c) {
+    Vec3 t = Vec3::Zero();
+    for (int k = 0; k < 3; ++k) t += A.col(k).cross(Vec3(Z.col(c).segment<3>(3 * k)));
+    EtZ.col(c) = t;
+  }
+  geo_Z[i] = Z;
+  geo_C[i] = (Mat3::Identity() + K3 * EtZ).inverse() * K3;
+  geo[i] = 1;
+}
+
 Vec12 World::Impl::solve_body(std::size_t i, const Vec12& v) const {
+  Vec12 x = solve_body_base(i, v);
+  if (geo[i]) x -= geo_Z[i] * (geo_C[i] * (geo_Z[i].transpose() * v));
+  return x;
+}
+
+Vec12 World::Impl::solve_body_base(std::size_t i, const Vec12& v) const {
   if (settings.integrator == IntegratorMode::Vanilla) return vanilla_inv[i] * v;
   const Mat3& R = rot[i];
   const bool polar = settings.rotation == RotationMode::Polar;
@@ -226,20 +285,19 @@ void World::Impl::check_state() const {
 //     (1 - am) a' + am a = (1 - af) qddot' + af qddot,
 //     qdot' = qdot + h ((1 - gamma) a + gamma a');
 //   implicit Euler: qdot' = (q' - q) / h.
-// A body stopped by a limit or a saturated drive takes the implicit Euler velocity (an
-// inelastic impact) so that second-order schemes do not reflect it.
+// A body stopped by a limit takes the implicit Euler velocity (an inelastic impact) so that
+// the second-order scheme does not reflect it.
 void World::Impl::finish_step() {
   const double h = settings.dt, bh2 = beta_h2();
   const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
   const Alpha p = alpha();
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
-    // Bodies held by a limit, and on the first step bodies held by any joint (their initial
-    // acceleration is not known consistently), take the implicit Euler velocity.
-    const bool impacted = (i < impact.size() && impact[i]) || (steps == 0 && jointed[i]);
+    const bool impacted = i < impact.size() && impact[i];
     if (b.dynamic() && (euler || impacted)) {
+      // After an impact the acceleration memory restarts from the free acceleration.
       const Vec12 v_new = u[i] / h;
-      qddot[i] = acc[i] = (v_new - qdot[i]) / h;
+      qddot[i] = acc[i] = euler ? Vec12((v_new - qdot[i]) / h) : minv_fext[i];
       qdot[i] = v_new;
     } else if (b.dynamic()) {
       const Vec12 qdd_new = (u[i] - d_hat[i]) / bh2 + minv_fext[i];

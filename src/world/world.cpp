@@ -145,7 +145,6 @@ BodyId World::add_body(const BodyDef& def) {
   w.force.push_back(Vec3::Zero());
   w.torque.push_back(Vec3::Zero());
   w.kin_target.emplace_back();
-  w.jointed.push_back(0);
   return id;
 }
 

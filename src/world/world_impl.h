@@ -95,20 +95,26 @@ struct World::Impl {
   std::vector<Mat3> rot;               ///< R (polar) or A (normalized) of each body
   std::vector<detail::Mat12> vanilla_inv;
   std::vector<Vec12> y;                ///< H^{-1} f of each body
+  /// Geometric-stiffness correction of H^{-1} (Woodbury, rank 3 on rotations):
+  /// H_true^{-1} v = H^{-1} v - Z C Z^T v; `geo` marks bodies that have one.
+  std::vector<Eigen::Matrix<double, 12, 3>> geo_Z;
+  std::vector<Mat3> geo_C;
+  std::vector<char> geo;
   std::vector<detail::Row> rows;       ///< rows of all joints at the current iterate
   std::vector<std::uint32_t> row_joint;
   std::vector<double> lambda;          ///< multipliers of `rows` (N)
-  /// Bodies held by an active limit or a saturated drive during this step (Newmark treats
-  /// their step as an inelastic impact: implicit Euler velocities).
+  /// Bodies held by an active limit during this step (an inelastic impact: implicit Euler
+  /// velocities).
   std::vector<char> impact;
-  std::vector<char> jointed;  ///< body is attached to at least one joint
 
   void check_id(BodyId id) const;
   void check_joint(JointId id) const;
-  Vec12 solve_body(std::size_t i, const Vec12& v) const;
+  Vec12 solve_body(std::size_t i, const Vec12& v) const;       ///< H_i^{-1} v
+  Vec12 solve_body_base(std::size_t i, const Vec12& v) const;  ///< without geometric term
   Vec12 joint_q(int body) const;  ///< q of a joint side; the world is [I; 0]
   double newton_iteration();
   void body_operators();
+  void geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P);
   void dual_solve();
   void update_joint_state();
   Vec12 q_from_pose(const detail::BodyModel& b, const Pose& pose) const;
