@@ -8,7 +8,8 @@
 //  - drive:  the same with the drive's gains towards its target (position) or towards
 //            theta_n + h v (velocity); zero gains make it rigid; |force| <= max_force.
 // Lc = L for angles (rad -> m) and 1 for slides, so every multiplier is in N.
-// A ball joint's cone limit is C = L ((A_a na) . (A_b nb) - cos(swing)) >= 0 and its twist
+// A ball joint's cone limit is C = L (n_a . n_b - cos(swing)) >= 0 on the unit axes
+// n = A n_local / |A n_local|, and its twist
 // limits act on the twist angle about the axis.
 #include <cmath>
 
@@ -80,11 +81,14 @@ void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
     }
   }
   if (j.type == JointType::Ball && j.cone) {
+    // Unit axes, so that an elastic stretch of the bodies cannot satisfy the limit.
     const Vec3 an = body_vector(qa, j.na), bn = body_vector(qb, j.nb);
+    const double la = an.norm(), lb = bn.norm();
+    const Vec3 ua = an / la, ub = bn / lb;
     Row r;
-    r.c = j.L * (an.dot(bn) - std::cos(j.cone->swing));
-    r.ga = j.L * grad_vector(j.na, bn);
-    r.gb = j.L * grad_vector(j.nb, an);
+    r.c = j.L * (ua.dot(ub) - std::cos(j.cone->swing));
+    r.ga = j.L * grad_vector(j.na, (ub - ua * ua.dot(ub)) / la);
+    r.gb = j.L * grad_vector(j.nb, (ua - ub * ub.dot(ua)) / lb);
     r.kind = RowKind::Lower;
     r.lever = j.L;
     out.push_back(r);

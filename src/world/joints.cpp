@@ -13,17 +13,6 @@ using detail::JointModel;
 
 namespace {
 
-[[maybe_unused]] const char* type_name(JointType t) {
-  switch (t) {
-    case JointType::Ball: return "ball";
-    case JointType::Hinge: return "hinge";
-    case JointType::Universal: return "universal";
-    case JointType::Prismatic: return "prismatic";
-    case JointType::Fixed: return "fixed";
-  }
-  return "?";
-}
-
 int rows_of_type(JointType t) {
   switch (t) {
     case JointType::Ball: return 3;
