@@ -3,6 +3,8 @@
 // position xb (body frame, at the COM on principal axes) is at x = A xb + t.
 #pragma once
 
+#include <Eigen/Cholesky>
+
 #include "mabd/math.h"
 
 namespace mabd::detail {
@@ -45,6 +47,19 @@ inline Vec12 wrench_force(const Vec12& q, const Vec3& torque, const Vec3& force)
   for (int k = 0; k < 3; ++k) fa.segment<3>(3 * k) = 0.5 * torque.cross(block(q, k));
   fa.tail<3>() = force;
   return fa;
+}
+
+/// Acceleration of a free rigid motion with angular velocity w (rad/s) plus a uniform
+/// acceleration g on the COM (m/s^2): adotdot_k = wdot x a_k + w x (w x a_k) with Euler's
+/// I wdot = -w x (I w), I from the principal second moments sigma (kg m^2).
+inline Vec12 rigid_acceleration(const Vec12& q, const Vec3& sigma, const Vec3& w, const Vec3& g) {
+  const Mat3 A = affine_A(q);
+  const Mat3 I = A * (sigma.sum() * Mat3::Identity() - Mat3(sigma.asDiagonal())) * A.transpose();
+  const Vec3 wdot = I.ldlt().solve(-w.cross(I * w));
+  Vec12 a;
+  for (int k = 0; k < 3; ++k) a.segment<3>(3 * k) = wdot.cross(block(q, k)) + w.cross(w.cross(block(q, k)));
+  a.tail<3>() = g;
+  return a;
 }
 
 }  // namespace mabd::detail

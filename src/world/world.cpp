@@ -44,25 +44,6 @@ double bounding_radius(const ShapeDef& s, const Vec3& com) {
   return 0;
 }
 
-/// Acceleration of the initial rigid motion, so that generalized-alpha starts without a spurious
-/// vibration: adotdot_k = wdot x a_k + w x (w x a_k) with Euler's I wdot = -w x (I w), and
-/// gravity on the COM. Zero for non-dynamic bodies.
-Vec12 initial_acceleration(const Vec12& q, const Vec3& sigma, const BodyDef& def,
-                           const Vec3& gravity) {
-  Vec12 a = Vec12::Zero();
-  if (def.kind != BodyKind::Dynamic) return a;
-  const Mat3 A = detail::affine_A(q);
-  const Mat3 I = A * (sigma.sum() * Mat3::Identity() - Mat3(sigma.asDiagonal())) * A.transpose();
-  const Vec3& w = def.angular_velocity;
-  const Vec3 wdot = I.ldlt().solve(-w.cross(I * w));
-  for (int k = 0; k < 3; ++k) {
-    const Vec3 ak = detail::block(q, k);
-    a.segment<3>(3 * k) = wdot.cross(ak) + w.cross(w.cross(ak));
-  }
-  a.tail<3>() = gravity;
-  return a;
-}
-
 }  // namespace
 
 World::World(const WorldSettings& settings) : impl_(std::make_unique<Impl>()) {
@@ -140,7 +121,11 @@ BodyId World::add_body(const BodyDef& def) {
   w.bodies.push_back(std::move(b));
   w.q.push_back(q);
   w.qdot.push_back(qdot);
-  w.acc.push_back(initial_acceleration(q, b_sigma, def, w.settings.gravity));
+  Vec12 a0 = Vec12::Zero();
+  if (def.kind == BodyKind::Dynamic) {
+    a0 = detail::rigid_acceleration(q, b_sigma, def.angular_velocity, w.settings.gravity);
+  }
+  w.acc.push_back(a0);
   w.qddot.push_back(w.acc.back());
   w.force.push_back(Vec3::Zero());
   w.torque.push_back(Vec3::Zero());

@@ -112,6 +112,8 @@ struct World::Impl {
   Vec12 solve_body(std::size_t i, const Vec12& v) const;       ///< H_i^{-1} v
   Vec12 solve_body_base(std::size_t i, const Vec12& v) const;  ///< without geometric term
   Vec12 joint_q(int body) const;  ///< q of a joint side; the world is [I; 0]
+  void advance();            ///< one step without timing
+  void consistent_start();   ///< initial accelerations of jointed systems
   double newton_iteration();
   void body_operators();
   void geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P);
