@@ -171,8 +171,6 @@ void World::Impl::check_joint(JointId id) const {
 
 // After a step: joint coordinates (unwrapped), wrenches from the multipliers, residual.
 void World::Impl::update_joint_state() {
-  double residual = 0;
-  std::vector<detail::Row> tmp;
   for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
     auto& j = joints[ji];
     const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
@@ -183,9 +181,6 @@ void World::Impl::update_joint_state() {
       detail::twist_angle(j, qa, qb, j.twist_prev, value, ga, gb);
       j.twist_prev = value;
     }
-    tmp.clear();
-    detail::type_rows(j, qa, qb, tmp);
-    for (const auto& r : tmp) residual = std::max(residual, std::abs(r.c));
   }
   // Generalised force of the multipliers on the reported body, as a wrench at the anchor.
   std::vector<Vec12> force(joints.size(), Vec12::Zero());
@@ -205,7 +200,7 @@ void World::Impl::update_joint_state() {
     const JointWrench end{F, torque_com + (detail::affine_t(qb) - anchor).cross(F)};
     j.wrench = end;
   }
-  stats.joint_residual = residual;
+  stats.joint_residual = constraint_residual();
 }
 
 std::size_t World::joint_count() const { return impl_->joints.size(); }

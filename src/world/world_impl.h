@@ -113,6 +113,8 @@ struct World::Impl {
   Vec12 solve_body_base(std::size_t i, const Vec12& v) const;  ///< without geometric term
   Vec12 joint_q(int body) const;  ///< q of a joint side; the world is [I; 0]
   void advance();            ///< one step without timing
+  double limit_violation() const;
+  double constraint_residual() const;
   void consistent_start();   ///< initial accelerations of jointed systems
   double newton_iteration();
   void body_operators();

@@ -90,8 +90,6 @@ void hinge_limit_pendulum(double h) {
 TEST(JointLimits, HingeLimitHoldsAPendulum) { hinge_limit_pendulum(1e-3); }
 
 TEST(JointLimits, HingeLimitHoldsAPendulumAtLargeSteps) {
-  GTEST_SKIP() << "known defect: at h = 1e-2 with one Newton iteration the hinge angle row "
-                  "(atan2, linearised once) lets the limit be passed by ~1e-5 rad";
   hinge_limit_pendulum(1e-2);
 }
 
@@ -137,9 +135,6 @@ TEST(JointLimits, PrismaticRangeHoldsUnderGravity) {
 }
 
 TEST(JointLimits, BallConeLimitHolds) {
-  GTEST_SKIP() << "known defect: the cone row is linearised once per step, so with one "
-                  "Newton iteration a fast swing passes the cone by ~7e-4 rad at h = 1e-2 and "
-                  "~1e-5 rad at h = 1e-3";
   // A rod hanging from a ball joint, kicked sideways: the swing would reach ~0.8 rad; the cone
   // stops it at 0.3 rad.
   const double swing = 0.3;
