@@ -27,6 +27,15 @@ struct StepStats {
   double joint_residual = 0;
 };
 
+/// One connected component of the joint graph (paper "Case I" to "Case IV").
+struct ComponentSummary {
+  std::string kind;         ///< "single body", "chain", "tree", "tree with loops" or "graph"
+  std::size_t bodies = 0;   ///< dynamic bodies
+  std::size_t joints = 0;
+  std::size_t rows = 0;     ///< constraint rows of those joints
+  std::size_t loops = 0;    ///< independent cycles (joints to the world count)
+};
+
 /// Read-only facts about a body, fixed at creation.
 struct BodyInfo {
   std::string name;
@@ -70,6 +79,9 @@ class World {
   std::size_t constraint_rows() const;
   const std::string& joint_name(JointId id) const;
   std::optional<JointId> find_joint(const std::string& name) const;
+  /// Connected components of the joint graph and their classification. Static and
+  /// kinematic bodies and the world form one ground node.
+  std::vector<ComponentSummary> topology() const;
   /// Non-fatal remarks collected while building (e.g. an anchor far outside both bodies).
   const std::vector<std::string>& warnings() const;
   const BodyInfo& body_info(BodyId id) const;

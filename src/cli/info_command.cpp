@@ -201,6 +201,25 @@ int info_command(const InfoOptions& options) {
   }
   print_field("joints", joints);
   print_field("constraint rows", std::to_string(world.constraint_rows()));
+  // Joint-graph components by kind (what the topology-matched solvers would use).
+  std::map<std::string, std::size_t> by_kind;
+  std::size_t loops = 0;
+  const auto components = world.topology();
+  for (const auto& c : components) {
+    ++by_kind[c.kind];
+    loops += c.loops;
+  }
+  std::string topo = std::to_string(components.size()) + " component(s)";
+  if (!by_kind.empty()) {
+    topo += ":";
+    bool first = true;
+    for (const auto& [kind, count] : by_kind) {
+      topo += (first ? " " : ", ") + std::to_string(count) + " " + kind;
+      first = false;
+    }
+  }
+  if (loops > 0) topo += "; " + std::to_string(loops) + " loop(s)";
+  print_field("topology", topo);
 
   if (n > 0 && n <= kMaxTableBodies) {
     std::printf("\n");

@@ -5,6 +5,7 @@
 
 #include "body/affine.h"
 #include "mabd/error.h"
+#include "solvers/topology.h"
 #include "world/world_impl.h"
 
 namespace mabd {
@@ -220,6 +221,26 @@ std::optional<JointId> World::find_joint(const std::string& name) const {
   auto it = impl_->joint_by_name.find(name);
   if (it == impl_->joint_by_name.end()) return std::nullopt;
   return JointId{it->second};
+}
+
+std::vector<ComponentSummary> World::topology() const {
+  const Impl& w = *impl_;
+  std::vector<char> movable(w.bodies.size());
+  for (std::size_t i = 0; i < w.bodies.size(); ++i) movable[i] = w.bodies[i].dynamic();
+  std::vector<detail::Edge> edges;
+  edges.reserve(w.joints.size());
+  for (const auto& j : w.joints) edges.push_back({j.a, j.b});
+  std::vector<ComponentSummary> out;
+  for (const auto& c : detail::analyse_topology(w.bodies.size(), movable, edges)) {
+    ComponentSummary s;
+    s.kind = detail::topology_name(c.kind);
+    s.bodies = c.bodies.size();
+    s.joints = c.joints.size();
+    for (std::uint32_t j : c.joints) s.rows += w.joints[j].base_rows;
+    s.loops = c.loops;
+    out.push_back(s);
+  }
+  return out;
 }
 
 const std::vector<std::string>& World::warnings() const { return impl_->warnings; }
