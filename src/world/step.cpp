@@ -231,6 +231,10 @@ void World::Impl::body_operators() {
 void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P) {
   geo[i] = 0;
   const Mat3 tau = 0.5 * (P * A.transpose() + A * P.transpose());
+  const auto& body = bodies[i];
+  // Cheap exit: every eigenvalue of K3 is below 2 |tau|_F.
+  const double min_inertia = (body.sigma.sum() - body.sigma.maxCoeff()) / beta_h2();
+  if (2 * tau.norm() < 0.1 * min_inertia) return;
   Mat3 K3 = tau.trace() * Mat3::Identity() - tau;
   Eigen::SelfAdjointEigenSolver<Mat3> eig;
   eig.computeDirect(K3);
