@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "io/generators.h"
 #include "io/json_reader.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
@@ -24,7 +25,7 @@ using io::Node;
 const std::vector<std::string> kTopLevelFields = {"description", "settings",  "materials",
                                                   "bodies",      "joints",    "colliders",
                                                   "generators"};
-const std::vector<std::string> kReservedFields = {"colliders", "generators"};
+const std::vector<std::string> kReservedFields = {"colliders"};
 const std::vector<std::string> kSettingsFields = {"dt",        "gravity",  "newton_iterations",
                                                   "tolerance", "rotation", "integrator",
                                                   "time_integration", "spectral_radius", "steps"};
@@ -210,20 +211,9 @@ ShapeDef parse_shape(const Node& node, const std::string& base_dir) {
   return shape;
 }
 
-BodyDef parse_body(const Node& item, const std::map<std::string, Material>& materials,
-                   const std::string& base_dir) {
-  item.expect_object();
-  BodyDef def;
-
-  const Node name_node = item.require("name");
-  def.name = name_node.string();
-  if (def.name.empty()) name_node.fail("must not be empty");
-  const Node body = item.relabel(item.where() + " '" + def.name + "'");
-  body.check_fields(kBodyFields);
-
-  def.shape = parse_shape(body.require("shape"), base_dir);
-
-  const Node material = body.require("material");
+/// A body's "material": the name of an entry of `materials`, or an inline material object.
+Material parse_material_ref(const Node& material,
+                            const std::map<std::string, Material>& materials) {
   if (material.json().is_string()) {
     const std::string key = material.string();
     auto it = materials.find(key);
@@ -237,13 +227,29 @@ BodyDef parse_body(const Node& item, const std::map<std::string, Material>& mate
       }
       material.fail(what);
     }
-    def.material = it->second;
+    return it->second;
   } else if (material.json().is_object()) {
-    def.material = parse_material(material);
+    return parse_material(material);
   } else {
     material.fail("expected a material name (string) or a material object, got " +
                   io::type_name(material.json()));
   }
+}
+
+BodyDef parse_body(const Node& item, const std::map<std::string, Material>& materials,
+                   const std::string& base_dir) {
+  item.expect_object();
+  BodyDef def;
+
+  const Node name_node = item.require("name");
+  def.name = name_node.string();
+  if (def.name.empty()) name_node.fail("must not be empty");
+  const Node body = item.relabel(item.where() + " '" + def.name + "'");
+  body.check_fields(kBodyFields);
+
+  def.shape = parse_shape(body.require("shape"), base_dir);
+
+  def.material = parse_material_ref(body.require("material"), materials);
 
   if (auto n = body.get("mass")) def.mass = n->positive();
   if (auto n = body.get("position")) def.position = n->vec3();
@@ -497,6 +503,18 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
     scene.bodies.push_back(std::move(def));
   }
 
+  // Generated bodies follow the explicit ones (explicit joints may name them); generated
+  // joints follow the explicit joints.
+  std::vector<SceneJoint> generated_joints;
+  if (auto n = top.get("generators")) {
+    io::GeneratorParsers parsers;
+    parsers.shape = [&](const Node& node) { return parse_shape(node, base_dir); };
+    parsers.material = [&](const Node& node) {
+      return parse_material_ref(node, scene.materials);
+    };
+    generated_joints = io::run_generators(top, *n, parsers, scene);
+  }
+
   if (auto joints = top.get("joints")) {
     joints->expect_array();
     std::vector<std::string> body_names;
@@ -514,6 +532,12 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
       }
       scene.joints.push_back(std::move(joint));
     }
+  }
+  if (scene.joints.empty()) {
+    scene.joints = std::move(generated_joints);
+  } else {
+    scene.joints.insert(scene.joints.end(), std::make_move_iterator(generated_joints.begin()),
+                        std::make_move_iterator(generated_joints.end()));
   }
   return scene;
 }

@@ -43,8 +43,10 @@ void World::Impl::dual_solve() {
 
   // W = H^{-1} G^T, per row and dynamic side; body -> rows incidence.
   auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
-  std::vector<Vec12> wa(n, Vec12::Zero()), wb(n, Vec12::Zero());
-  std::vector<std::vector<int>> rows_of(bodies.size());
+  wa.assign(n, Vec12::Zero());
+  wb.assign(n, Vec12::Zero());
+  rows_of.resize(bodies.size());
+  for (auto& list : rows_of) list.clear();
   for (int r = 0; r < n; ++r) {
     const auto& j = joints[row_joint[r]];
     if (dynamic(j.a)) {
@@ -80,7 +82,7 @@ void World::Impl::dual_solve() {
       index[r] = state[r] == State::Active ? m++ : -1;
       if (index[r] >= 0) pattern = fnv(pattern, r);
     }
-    std::vector<Eigen::Triplet<double>> trip;
+    trip.clear();
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(m);
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       for (int r1 : rows_of[i]) {

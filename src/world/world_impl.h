@@ -103,6 +103,10 @@ struct World::Impl {
   std::vector<detail::Row> rows;       ///< rows of all joints at the current iterate
   std::vector<std::uint32_t> row_joint;
   std::vector<double> lambda;          ///< multipliers of `rows` (N)
+  // Dual-solve scratch, kept between steps to avoid reallocations.
+  std::vector<Vec12> wa, wb;                   ///< H^{-1} G^T per row and side
+  std::vector<std::vector<int>> rows_of;       ///< rows touching each body
+  std::vector<Eigen::Triplet<double>> trip;
   /// Bodies held by an active limit during this step (an inelastic impact: implicit Euler
   /// velocities).
   std::vector<char> impact;

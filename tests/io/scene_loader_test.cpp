@@ -204,7 +204,7 @@ TEST(SceneErrors, ReservedSectionsAcceptOnlyEmptyArrays) {
   EXPECT_EQ(parse_error(R"({"bodies": [], "colliders": [{}]})"),
             "inline.json: colliders: not supported by this version of mabd");
   EXPECT_EQ(parse_error(R"({"bodies": [], "generators": [1]})"),
-            "inline.json: generators: not supported by this version of mabd");
+            "inline.json: generators[0]: expected an object, got number");
   EXPECT_EQ(parse_error(R"({"bodies": [], "joints": {}})"),
             "inline.json: joints: expected an array, got object");
 }
