@@ -34,6 +34,13 @@ enum class TimeIntegration {
   ImplicitEuler,
 };
 
+/// Solver for the dual system S lambda = b (paper sections "Case I" to "Case IV").
+enum class DualSolverKind {
+  Auto,    ///< block Thomas when every joint component is a chain, else sparse LDL^T
+  Sparse,  ///< general sparse LDL^T (any topology)
+  Chain,   ///< block-tridiagonal Thomas, O(K); every component must be a chain
+};
+
 struct WorldSettings {
   double dt = 1e-3;                       ///< time step h (s), > 0
   Vec3 gravity = Vec3(0, 0, -9.81);       ///< m/s^2, world
@@ -46,6 +53,7 @@ struct WorldSettings {
   /// Generalized-alpha spectral radius at infinite frequency, in [0, 1]: 1 keeps every
   /// vibration (trapezoidal-like), smaller values damp high frequencies faster.
   double spectral_radius = 0.8;
+  DualSolverKind solver = DualSolverKind::Auto;
 };
 
 /// Throws InvalidArgument naming the field when a setting is out of range or not finite.

@@ -25,6 +25,9 @@ struct StepStats {
   /// Largest joint constraint violation |C(q)|_inf after the step (m; angular rows are
   /// scaled by the joint's length scale). 0 without joints.
   double joint_residual = 0;
+  /// Dual solver used in the last Newton iteration: "chain", "sparse", or "none" without
+  /// joints.
+  const char* solver = "none";
 };
 
 /// One connected component of the joint graph (paper "Case I" to "Case IV").

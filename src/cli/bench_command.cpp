@@ -77,6 +77,7 @@ int bench_command(const BenchOptions& options) {
   result["newton_iterations_mean"] = steps > 0 ? newton_sum / static_cast<double>(steps) : 0.0;
   result["peak_rss_mb"] = peak_rss_mb();
   result["rotation"] = rotation_name(world.settings().rotation);
+  result["solver"] = world.last_step().solver;
   result["integrator"] = integrator_name(world.settings().integrator);
   const std::string line =
       result.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

@@ -47,6 +47,7 @@ class Interrupted : public std::runtime_error {
 struct SettingsOverrides {
   std::optional<double> dt;
   std::optional<RotationMode> rotation;
+  std::optional<DualSolverKind> solver;
   std::optional<IntegratorMode> integrator;
 };
 

@@ -13,6 +13,7 @@ LoadedScene load_and_build(const std::string& path, const SettingsOverrides& ove
   Scene scene = load_scene(path);
   if (overrides.dt) scene.settings.dt = *overrides.dt;
   if (overrides.rotation) scene.settings.rotation = *overrides.rotation;
+  if (overrides.solver) scene.settings.solver = *overrides.solver;
   if (overrides.integrator) scene.settings.integrator = *overrides.integrator;
   try {
     validate_settings(scene.settings);

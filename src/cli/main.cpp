@@ -28,6 +28,8 @@ struct OverrideOptions {
   double dt = 0;
   std::string rotation;
   std::string integrator;
+  std::string solver;
+  CLI::Option* solver_option = nullptr;
   CLI::Option* dt_option = nullptr;
   CLI::Option* rotation_option = nullptr;
   CLI::Option* integrator_option = nullptr;
@@ -42,6 +44,8 @@ struct OverrideOptions {
     integrator_option = app.add_option("--integrator", integrator,
                                        "Single-body integrator: corotated | vanilla")
                             ->check(CLI::IsMember({"corotated", "vanilla"}));
+    solver_option = app.add_option("--solver", solver, "Dual solver: auto | sparse | chain")
+                        ->check(CLI::IsMember({"auto", "sparse", "chain"}));
   }
 
   SettingsOverrides get() const {
@@ -49,6 +53,11 @@ struct OverrideOptions {
     if (dt_option != nullptr && dt_option->count() > 0) overrides.dt = dt;
     if (rotation_option->count() > 0) overrides.rotation = parse_rotation(rotation);
     if (integrator_option->count() > 0) overrides.integrator = parse_integrator(integrator);
+    if (solver_option->count() > 0) {
+      overrides.solver = solver == "sparse"  ? mabd::DualSolverKind::Sparse
+                         : solver == "chain" ? mabd::DualSolverKind::Chain
+                                             : mabd::DualSolverKind::Auto;
+    }
     return overrides;
   }
 };

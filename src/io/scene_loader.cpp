@@ -28,7 +28,7 @@ const std::vector<std::string> kTopLevelFields = {"description", "settings",  "m
 const std::vector<std::string> kReservedFields = {"colliders"};
 const std::vector<std::string> kSettingsFields = {"dt",        "gravity",  "newton_iterations",
                                                   "tolerance", "rotation", "integrator",
-                                                  "time_integration", "spectral_radius", "steps"};
+                                                  "time_integration", "spectral_radius", "solver", "steps"};
 const std::vector<std::string> kMaterialFields = {"density", "youngs_modulus", "poisson_ratio"};
 const std::vector<std::string> kBodyFields = {"name",           "shape",           "material",
                                               "mass",           "position",        "orientation",
@@ -114,6 +114,10 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
                              : TimeIntegration::ImplicitEuler;
   }
   if (auto n = node.get("spectral_radius")) s.spectral_radius = n->number();
+  if (auto n = node.get("solver")) {
+    const int k = n->one_of({"auto", "sparse", "chain"});
+    s.solver = k == 0 ? DualSolverKind::Auto : k == 1 ? DualSolverKind::Sparse : DualSolverKind::Chain;
+  }
   if (auto n = node.get("steps")) default_steps = n->integer(1);
   try {
     validate_settings(s);

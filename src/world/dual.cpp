@@ -34,12 +34,17 @@ void World::Impl::dual_solve() {
     const auto& j = joints[ji];
     const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
     const std::size_t first = rows.size();
+    joint_row_begin.resize(joints.size() + 1);
+    joint_row_begin[ji] = first;
     detail::type_rows(j, qa, qb, rows);
     for (std::size_t r = first; r < rows.size(); ++r) rows[r].compliance += j.compliance;
     detail::extra_rows(j, qa, qb, settings.dt, rows);
     row_joint.resize(rows.size(), ji);
   }
   const int n = static_cast<int>(rows.size());
+  joint_row_begin.resize(joints.size() + 1);
+  joint_row_begin[joints.size()] = rows.size();
+  const bool chain_path = use_chain_solver();
 
   // W = H^{-1} G^T, per row and dynamic side; body -> rows incidence.
   auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
@@ -82,27 +87,39 @@ void World::Impl::dual_solve() {
       index[r] = state[r] == State::Active ? m++ : -1;
       if (index[r] >= 0) pattern = fnv(pattern, r);
     }
-    trip.clear();
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(m);
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       for (int r1 : rows_of[i]) {
-        if (index[r1] < 0) continue;
-        rhs[index[r1]] += g_of(r1, i).dot(y0[i]);
-        for (int r2 : rows_of[i]) {
-          if (index[r2] >= 0) trip.emplace_back(index[r1], index[r2], g_of(r1, i).dot(w_of(r2, i)));
-        }
+        if (index[r1] >= 0) rhs[index[r1]] += g_of(r1, i).dot(y0[i]);
       }
     }
     for (int r = 0; r < n; ++r) {
-      if (index[r] < 0) continue;
-      rhs[index[r]] += rows[r].c;
-      trip.emplace_back(index[r], index[r], rows[r].compliance);
+      if (index[r] >= 0) rhs[index[r]] += rows[r].c;
     }
-    if (!dual_solver.solve(m, trip, rhs, pattern, sol)) {
+    bool solved = chain_path && solve_chains(index, rhs, wa, wb, sol);
+    bool used_sparse = false;
+    if (!solved) {
+      used_sparse = true;
+      trip.clear();
+      for (std::size_t i = 0; i < bodies.size(); ++i) {
+        for (int r1 : rows_of[i]) {
+          if (index[r1] < 0) continue;
+          for (int r2 : rows_of[i]) {
+            if (index[r2] >= 0) trip.emplace_back(index[r1], index[r2], g_of(r1, i).dot(w_of(r2, i)));
+          }
+        }
+      }
+      for (int r = 0; r < n; ++r) {
+        if (index[r] >= 0) trip.emplace_back(index[r], index[r], rows[r].compliance);
+      }
+      solved = dual_solver.solve(m, trip, rhs, pattern, sol);
+    }
+    if (!solved) {
       throw SimulationError("step " + std::to_string(steps + 1) +
                             ": the joint system could not be solved (dual matrix singular)");
     }
-    if (dual_solver.regularised() && !redundancy_reported) {
+    stats.solver = used_sparse ? "sparse" : "chain";
+    if (used_sparse && dual_solver.regularised() && !redundancy_reported) {
       warnings.push_back("redundant joint rows (an over-constrained loop?) were regularised; "
                          "give the joints a compliance to make this explicit");
       redundancy_reported = true;

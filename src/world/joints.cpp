@@ -160,6 +160,7 @@ JointId World::add_joint(const JointDef& def) {
   const JointId id{static_cast<std::uint32_t>(w.joints.size())};
   if (!def.name.empty()) w.joint_by_name.emplace(def.name, id.index);
   w.joints.push_back(std::move(j));
+  w.topology_dirty = true;
   return id;
 }
 

@@ -107,6 +107,16 @@ struct World::Impl {
   std::vector<Vec12> wa, wb;                   ///< H^{-1} G^T per row and side
   std::vector<std::vector<int>> rows_of;       ///< rows touching each body
   std::vector<Eigen::Triplet<double>> trip;
+  std::vector<std::size_t> joint_row_begin;    ///< first row of each joint in `rows`
+  // Chain solver: joints of every chain component in path order, rebuilt when joints change.
+  bool topology_dirty = true;
+  bool all_chains = false;
+  std::vector<std::vector<std::uint32_t>> chains;
+  void update_chains();
+  bool use_chain_solver();
+  bool solve_chains(const std::vector<int>& index, const Eigen::VectorXd& rhs,
+                    const std::vector<Vec12>& w_a, const std::vector<Vec12>& w_b,
+                    Eigen::VectorXd& sol) const;
   /// Bodies held by an active limit during this step (an inelastic impact: implicit Euler
   /// velocities).
   std::vector<char> impact;
