@@ -80,16 +80,17 @@ bool World::Impl::use_chain_solver() {
 
 bool World::Impl::solve_chains(const std::vector<int>& index, const Eigen::VectorXd& rhs,
                                const std::vector<Vec12>& w_a, const std::vector<Vec12>& w_b,
-                               Eigen::VectorXd& sol) const {
+                               Eigen::VectorXd& sol) {
   sol.resize(rhs.size());
   auto dynamic = [&](int b) { return b >= 0 && bodies[b].dynamic(); };
-  std::vector<std::vector<int>> act;
-  detail::BlockTridiagonal sys;
-  std::vector<Eigen::VectorXd> x;
+  auto& act = chain_active;
+  auto& sys = chain_system;
+  auto& x = chain_x;
   for (const auto& chain : chains) {
     const std::size_t K = chain.size();
-    act.assign(K, {});
+    act.resize(K);
     for (std::size_t k = 0; k < K; ++k) {
+      act[k].clear();
       for (std::size_t r = joint_row_begin[chain[k]]; r < joint_row_begin[chain[k] + 1]; ++r) {
         if (index[r] >= 0) act[k].push_back(static_cast<int>(r));
       }

@@ -9,6 +9,7 @@
 
 #include "body/body_hessian.h"
 #include "joints/joint_model.h"
+#include "solvers/block_thomas.h"
 #include "solvers/sparse_dual.h"
 #include "mabd/world.h"
 
@@ -116,7 +117,11 @@ struct World::Impl {
   bool use_chain_solver();
   bool solve_chains(const std::vector<int>& index, const Eigen::VectorXd& rhs,
                     const std::vector<Vec12>& w_a, const std::vector<Vec12>& w_b,
-                    Eigen::VectorXd& sol) const;
+                    Eigen::VectorXd& sol);
+  // Chain-solver scratch, kept between steps.
+  std::vector<std::vector<int>> chain_active;
+  detail::BlockTridiagonal chain_system;
+  std::vector<Eigen::VectorXd> chain_x;
   /// Bodies held by an active limit during this step (an inelastic impact: implicit Euler
   /// velocities).
   std::vector<char> impact;
