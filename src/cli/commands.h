@@ -55,10 +55,14 @@ struct RunOptions {
   std::string scene;
   std::optional<std::int64_t> steps;  ///< default: scene.default_steps
   SettingsOverrides overrides;
-  std::string out;     ///< pose CSV ("" = none)
+  std::string out;     ///< pose CSV or binary glTF (.glb) ("" = none)
   std::string stats;   ///< per-step JSONL ("" = none)
   std::string joint_forces;  ///< joint wrench CSV ("" = none)
   std::int64_t every = 1;
+  /// .glb output: sample every K steps (default: about 60 frames per simulated second).
+  std::optional<std::int64_t> frame_every;
+  /// .glb output: export only the first N bodies (0 = all).
+  std::int64_t gltf_bodies = 0;
   bool quiet = false;
 };
 

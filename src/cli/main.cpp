@@ -80,7 +80,7 @@ int run_main(int argc, char** argv) {
   run_overrides.add(*run_app, true);
   run_app->add_option("--out", run.out,
                       "Write body poses to this CSV file "
-                      "(step,time,body,x,y,z,qw,qx,qy,qz)");
+                      "(step,time,body,x,y,z,qw,qx,qy,qz) or animated binary glTF (.glb)");
   run_app->add_option("--stats", run.stats,
                       "Write per-step statistics to this JSON Lines file (.jsonl)");
   run_app->add_option("--joint-forces", run.joint_forces,
@@ -88,10 +88,17 @@ int run_main(int argc, char** argv) {
                       "(step,time,joint,fx,fy,fz,tx,ty,tz)");
   run_app->add_option("--every", run.every,
                       "Write poses and joint wrenches every K steps (default 1)");
+  std::int64_t run_frame_every = 0;
+  CLI::Option* run_frame_every_option = run_app->add_option(
+      "--frame-every", run_frame_every,
+      "With --out x.glb: one animation frame every K steps (default: ~60 per simulated second)");
+  run_app->add_option("--bodies", run.gltf_bodies,
+                      "With --out x.glb: export only the first N bodies (default: all)");
   run_app->add_flag("-q,--quiet", run.quiet, "No progress bar");
   run_app->callback([&] {
     action = [&] {
       if (run_steps_option->count() > 0) run.steps = run_steps;
+      if (run_frame_every_option->count() > 0) run.frame_every = run_frame_every;
       run.overrides = run_overrides.get();
       return run_command(run);
     };

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 
@@ -150,6 +151,28 @@ void PoseCsvWriter::write(const World& world) {
     buffer_ += '\n';
   }
   file_.write(buffer_);
+}
+
+// ---- GlbWriter ---------------------------------------------------------------------------
+
+GlbWriter::GlbWriter(const std::string& path, const World& world,
+                     const std::vector<BodyDef>& bodies, std::size_t max_bodies)
+    : file_("--out", path), recorder_(world, bodies, max_bodies) {}
+
+void GlbWriter::close() {
+  if (done_) return;
+  done_ = true;
+  file_.close();
+  try {
+    recorder_.write_glb(file_.path());
+  } catch (const std::runtime_error&) {
+    throw OutputError(std::string("--out: error writing '") + file_.path() + "'");
+  }
+}
+
+void GlbWriter::discard() {
+  done_ = true;
+  file_.discard();
 }
 
 // ---- JointForceCsvWriter -----------------------------------------------------------------

@@ -1,4 +1,5 @@
-// Streaming output files of `mabd run`: body poses (CSV) and per-step statistics (JSONL).
+// Output files of `mabd run`: body poses (CSV, streamed, or binary glTF, written at the end)
+// and per-step statistics (JSONL).
 #pragma once
 
 #include <cstdio>
@@ -6,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "io/gltf_export.h"
+#include "mabd/body.h"
 #include "mabd/world.h"
 
 namespace mabd::cli {
@@ -53,6 +56,32 @@ class PoseCsvWriter {
   OutputFile file_;
   std::vector<std::string> names_;  ///< CSV-escaped body names
   std::string buffer_;
+};
+
+/// Animated binary glTF (.glb) of the body poses (see io::TrajectoryRecorder). The file is
+/// created (empty) at construction, so that an unwritable path fails before the run; the
+/// frames are kept in memory and written by close(), also after a diverged or interrupted
+/// run.
+class GlbWriter {
+ public:
+  /// `bodies` are the scene's body definitions (for the shapes); `max_bodies` limits the
+  /// export to the first bodies (0 = all).
+  GlbWriter(const std::string& path, const World& world, const std::vector<BodyDef>& bodies,
+            std::size_t max_bodies);
+  /// Records one animation frame for the world's current state.
+  void write(const World& world) { recorder_.record(world); }
+  /// Reserves memory for `frames` frames.
+  void reserve(std::size_t frames) { recorder_.reserve(frames); }
+  /// Writes the file; throws OutputError if it cannot be written.
+  void close();
+  void discard();
+
+  const io::TrajectoryRecorder& recorder() const { return recorder_; }
+
+ private:
+  OutputFile file_;
+  io::TrajectoryRecorder recorder_;
+  bool done_ = false;
 };
 
 /// CSV of joint wrenches: header "step,time,joint,fx,fy,fz,tx,ty,tz", one row per joint per

@@ -1,5 +1,6 @@
 // `mabd run`: simulate a scene, optionally streaming poses and joint wrenches (CSV) and
-// per-step stats (JSONL).
+// per-step stats (JSONL), or recording an animated binary glTF (.glb).
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/output_writers.h"
 #include "cli/progress.h"
+#include "io/gltf_export.h"
 #include "mabd/error.h"
 
 namespace mabd::cli {
@@ -46,6 +48,7 @@ class InterruptGuard {
 /// The optional output files of a run.
 struct Outputs {
   std::optional<PoseCsvWriter> poses;
+  std::optional<GlbWriter> glb;
   std::optional<StatsJsonlWriter> stats;
   std::optional<JointForceCsvWriter> joint_forces;
 
@@ -61,6 +64,7 @@ struct Outputs {
       }
     };
     close_one(poses);
+    close_one(glb);
     close_one(stats);
     close_one(joint_forces);
     if (failure) throw *failure;
@@ -69,6 +73,7 @@ struct Outputs {
   /// Closes and deletes every output created so far (setup failed before the run started).
   void discard() {
     if (poses) poses->discard();
+    if (glb) glb->discard();
     if (stats) stats->discard();
     if (joint_forces) joint_forces->discard();
   }
@@ -106,6 +111,28 @@ std::size_t print_warnings(const World& world, std::size_t first) {
   return warnings.size();
 }
 
+bool is_glb(const std::string& path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  for (char& c : extension) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return extension == ".glb";
+}
+
+/// Prints what a large glTF export will hold and about how big it will be.
+void report_gltf_size(const std::string& path, const io::GltfEstimate& estimate,
+                      std::size_t all_bodies) {
+  constexpr std::size_t kLarge = 200000;  // body x frame samples
+  if (estimate.samples <= kLarge) return;
+  std::fprintf(stderr,
+               "mabd: --out %s: %zu of %zu bodies x %zu frames = %zu samples, about %.1f MB "
+               "(kept in memory, written at the end; reduce with --bodies N or a larger "
+               "--frame-every K)\n",
+               path.c_str(), estimate.bodies, all_bodies, estimate.frames, estimate.samples,
+               static_cast<double>(estimate.bytes) / 1e6);
+  std::fflush(stderr);
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options) {
@@ -113,7 +140,14 @@ int run_command(const RunOptions& options) {
   if (options.overrides.dt) check_positive("--dt", *options.overrides.dt);
   check_positive("--every", options.every);
   if (options.steps) check_positive("--steps", *options.steps);
-  if (!options.out.empty()) check_extension("--out", options.out, {".csv"});
+  const bool glb = !options.out.empty() && is_glb(options.out);
+  if (!options.out.empty() && !glb) check_extension("--out", options.out, {".csv"});
+  if (options.frame_every) {
+    check_positive("--frame-every", *options.frame_every);
+    if (!glb) throw UsageError("--frame-every: only with --out x.glb");
+  }
+  check_non_negative("--bodies", options.gltf_bodies);
+  if (options.gltf_bodies > 0 && !glb) throw UsageError("--bodies: only with --out x.glb");
   if (!options.stats.empty()) check_extension("--stats", options.stats, {".jsonl", ".ndjson"});
   if (!options.joint_forces.empty()) {
     check_extension("--joint-forces", options.joint_forces, {".csv"});
@@ -125,10 +159,26 @@ int run_command(const RunOptions& options) {
   World& world = loaded.world;
   const std::int64_t steps = resolve_steps(options.steps, loaded.scene);
   const std::size_t warned = print_warnings(world, 0);
+  const std::int64_t frame_every =
+      options.frame_every ? *options.frame_every : io::default_frame_every(world.settings().dt);
+  const std::size_t glb_frames = static_cast<std::size_t>(steps / frame_every) + 1;
+  if (glb) {
+    std::size_t bodies = world.body_count();
+    if (options.gltf_bodies > 0) {
+      bodies = std::min(bodies, static_cast<std::size_t>(options.gltf_bodies));
+    }
+    report_gltf_size(options.out, io::estimate_gltf(bodies, glb_frames), world.body_count());
+  }
 
   Outputs outputs;
   try {
-    if (!options.out.empty()) outputs.poses.emplace(options.out, world);
+    if (glb) {
+      outputs.glb.emplace(options.out, world, loaded.scene.bodies,
+                          static_cast<std::size_t>(options.gltf_bodies));
+      outputs.glb->reserve(glb_frames);
+    } else if (!options.out.empty()) {
+      outputs.poses.emplace(options.out, world);
+    }
     if (!options.stats.empty()) outputs.stats.emplace(options.stats);
     if (!options.joint_forces.empty()) outputs.joint_forces.emplace(options.joint_forces, world);
   } catch (...) {
@@ -140,6 +190,7 @@ int run_command(const RunOptions& options) {
   InterruptGuard interrupt_guard;
 
   if (outputs.poses) outputs.poses->write(world);
+  if (outputs.glb) outputs.glb->write(world);
   const auto start = std::chrono::steady_clock::now();
   std::int64_t done = 0;
   try {
@@ -151,6 +202,7 @@ int run_command(const RunOptions& options) {
         if (outputs.poses) outputs.poses->write(world);
         if (outputs.joint_forces) outputs.joint_forces->write(world);
       }
+      if (outputs.glb && (done + 1) % frame_every == 0) outputs.glb->write(world);
       progress.update(done + 1);
     }
   } catch (const SimulationError&) {

@@ -1,0 +1,69 @@
+// Binary glTF 2.0 (.glb) export of a simulated trajectory: one mesh per distinct body
+// shape, one node per body, and one animation (translation + rotation per body).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mabd/body.h"
+#include "mabd/world.h"
+
+namespace mabd::io {
+
+/// Samples every K steps giving about 60 frames per simulated second:
+/// round(1 / (60 dt)), at least 1.
+std::int64_t default_frame_every(double dt);
+
+/// Size of an export, known before the run.
+struct GltfEstimate {
+  std::size_t bodies = 0;
+  std::size_t frames = 0;
+  std::size_t samples = 0;  ///< bodies x frames
+  std::size_t bytes = 0;    ///< approximate size of the .glb (and of the memory it needs)
+};
+
+/// Estimate for `bodies` bodies sampled `frames` times.
+GltfEstimate estimate_gltf(std::size_t bodies, std::size_t frames);
+
+/// Records body poses of a World over time and writes them as one binary glTF file.
+///
+/// The recorder keeps, per frame, the time and every exported body's pose as floats
+/// (28 bytes per body and frame). Meshes are built when the file is written.
+class TrajectoryRecorder {
+ public:
+  /// `bodies` are the definitions the world was built from, in body-id order (their shapes
+  /// are not queryable from the World). Only the first `max_bodies` bodies are exported
+  /// (0 = all). Throws InvalidArgument if `bodies` is shorter than the exported count.
+  TrajectoryRecorder(const World& world, const std::vector<BodyDef>& bodies,
+                     std::size_t max_bodies = 0);
+
+  /// Reserves memory for `frames` frames (optional; avoids regrowing during a long run).
+  void reserve(std::size_t frames);
+
+  /// Appends one frame: world.time() and the pose of every exported body.
+  void record(const World& world);
+
+  std::size_t body_count() const { return kinds_.size(); }
+  std::size_t frame_count() const { return times_.size(); }
+  /// Number of distinct meshes (shape and body kind).
+  std::size_t mesh_count() const { return mesh_shapes_.size(); }
+
+  /// Writes the .glb to `path`. Throws std::runtime_error naming the file on failure.
+  void write_glb(const std::string& path) const;
+  /// Writes the .glb to a byte string.
+  std::string to_glb() const;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<BodyKind> kinds_;
+  std::vector<std::uint32_t> body_mesh_;  ///< mesh index per body
+  std::vector<ShapeDef> mesh_shapes_;     ///< one shape per mesh
+  std::vector<BodyKind> mesh_kinds_;      ///< material of each mesh
+  std::vector<float> times_;              ///< s, per frame
+  /// Per frame, per body: x, y, z, qx, qy, qz, qw.
+  std::vector<float> poses_;
+};
+
+}  // namespace mabd::io

@@ -1,0 +1,419 @@
+// Binary glTF export: the recorder through the library API and `mabd run --out x.glb`,
+// read back with tinygltf.
+#include "io/gltf_export.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <tiny_gltf.h>
+
+#include "mabd/scene.h"
+#include "mabd/world.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kCli = MABD_CLI_PATH;
+const fs::path kScenes = fs::path(MABD_SOURCE_DIR) / "scenes";
+const fs::path kCliData = fs::path(MABD_SOURCE_DIR) / "tests" / "data" / "cli";
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      q += "'\\''";
+    } else {
+      q += c;
+    }
+  }
+  return q + "'";
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+tinygltf::Model load_glb(const fs::path& path) {
+  tinygltf::TinyGLTF loader;
+  tinygltf::Model model;
+  std::string err, warn;
+  const bool ok = loader.LoadBinaryFromFile(&model, &err, &warn, path.string());
+  EXPECT_TRUE(ok) << err;
+  EXPECT_TRUE(err.empty()) << err;
+  return model;
+}
+
+/// Element `index` of a float accessor (tightly packed), `n` components.
+std::vector<float> read_floats(const tinygltf::Model& model, int accessor_index,
+                               std::size_t index) {
+  const tinygltf::Accessor& accessor = model.accessors.at(accessor_index);
+  EXPECT_EQ(accessor.componentType, TINYGLTF_COMPONENT_TYPE_FLOAT);
+  const std::size_t n = static_cast<std::size_t>(tinygltf::GetNumComponentsInType(
+      static_cast<std::uint32_t>(accessor.type)));
+  const tinygltf::BufferView& view = model.bufferViews.at(accessor.bufferView);
+  const tinygltf::Buffer& buffer = model.buffers.at(view.buffer);
+  const std::size_t offset = view.byteOffset + accessor.byteOffset + index * n * sizeof(float);
+  EXPECT_LE(offset + n * sizeof(float), buffer.data.size());
+  std::vector<float> values(n);
+  std::memcpy(values.data(), buffer.data.data() + offset, n * sizeof(float));
+  return values;
+}
+
+/// The sampler output accessor of `node`'s channel for `path`, or -1.
+int channel_output(const tinygltf::Animation& animation, int node, const std::string& path) {
+  for (const auto& channel : animation.channels) {
+    if (channel.target_node == node && channel.target_path == path) {
+      return animation.samplers.at(channel.sampler).output;
+    }
+  }
+  return -1;
+}
+
+int channel_input(const tinygltf::Animation& animation, int node) {
+  for (const auto& channel : animation.channels) {
+    if (channel.target_node == node) return animation.samplers.at(channel.sampler).input;
+  }
+  return -1;
+}
+
+/// Node index of the body called `name`.
+int find_node(const tinygltf::Model& model, const std::string& name) {
+  for (std::size_t i = 0; i < model.nodes.size(); ++i) {
+    if (model.nodes[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// Checks a sampled pose against the simulation's (the quaternion up to sign).
+void expect_pose(const tinygltf::Model& model, int node, std::size_t frame, const mabd::Pose& pose,
+                 double tol) {
+  const tinygltf::Animation& animation = model.animations.at(0);
+  const std::vector<float> t =
+      read_floats(model, channel_output(animation, node, "translation"), frame);
+  const std::vector<float> r = read_floats(model, channel_output(animation, node, "rotation"), frame);
+  ASSERT_EQ(t.size(), 3u);
+  ASSERT_EQ(r.size(), 4u);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(t[k], pose.position[k], tol) << "frame " << frame;
+  const mabd::Quat& q = pose.orientation;
+  const double sign = (r[0] * q.x() + r[1] * q.y() + r[2] * q.z() + r[3] * q.w()) < 0 ? -1 : 1;
+  EXPECT_NEAR(sign * r[0], q.x(), tol) << "frame " << frame;
+  EXPECT_NEAR(sign * r[1], q.y(), tol) << "frame " << frame;
+  EXPECT_NEAR(sign * r[2], q.z(), tol) << "frame " << frame;
+  EXPECT_NEAR(sign * r[3], q.w(), tol) << "frame " << frame;
+}
+
+class GltfExportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("mabd_gltf_test_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  fs::path tmp(const std::string& name) const { return dir_ / name; }
+
+  /// Runs `mabd ARGS`; returns the exit code (stderr in err_).
+  int run(const std::string& args) {
+    const fs::path out = tmp("stdout.txt"), err = tmp("stderr.txt");
+    const std::string command = quote(kCli) + " " + args + " </dev/null >" +
+                                quote(out.string()) + " 2>" + quote(err.string());
+    const int status = std::system(command.c_str());
+    err_ = read_text(err);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  fs::path dir_;
+  std::string err_;
+};
+
+// ---- library API --------------------------------------------------------------------------
+
+TEST_F(GltfExportTest, PendulumFramesMatchTheSimulation) {
+  const mabd::Scene scene = mabd::load_scene((kScenes / "pendulum.json").string());
+  mabd::World world = mabd::build_world(scene);
+  const double dt = world.settings().dt;
+  mabd::io::TrajectoryRecorder recorder(world, scene.bodies);
+  std::vector<mabd::Pose> expected;  // rod pose at each recorded frame
+  recorder.record(world);
+  expected.push_back(world.pose(mabd::BodyId{0}));
+  for (int step = 1; step <= 200; ++step) {
+    world.step();
+    if (step % 10 == 0) {
+      recorder.record(world);
+      expected.push_back(world.pose(mabd::BodyId{0}));
+    }
+  }
+  ASSERT_EQ(recorder.frame_count(), 21u);
+  const fs::path path = tmp("pendulum.glb");
+  recorder.write_glb(path.string());
+
+  const tinygltf::Model model = load_glb(path);
+  ASSERT_EQ(model.nodes.size(), world.body_count() + 1);
+  ASSERT_EQ(model.scenes.size(), 1u);
+  ASSERT_EQ(model.scenes[0].nodes.size(), 1u);
+  const tinygltf::Node& root = model.nodes[model.scenes[0].nodes[0]];
+  ASSERT_EQ(root.rotation.size(), 4u);
+  EXPECT_NEAR(root.rotation[0], -std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(root.rotation[3], std::sqrt(0.5), 1e-12);
+  EXPECT_EQ(root.children.size(), world.body_count());
+
+  const int rod = find_node(model, "rod");
+  ASSERT_GE(rod, 0);
+  EXPECT_GE(model.nodes[rod].mesh, 0);
+  ASSERT_EQ(model.animations.size(), 1u);
+  const tinygltf::Animation& animation = model.animations[0];
+  EXPECT_EQ(animation.channels.size(), 2 * world.body_count());
+  for (const auto& sampler : animation.samplers) EXPECT_EQ(sampler.interpolation, "LINEAR");
+
+  const int input = channel_input(animation, rod);
+  ASSERT_GE(input, 0);
+  ASSERT_EQ(model.accessors[input].count, 21u);
+  for (std::size_t k = 0; k < 21; ++k) {
+    EXPECT_NEAR(read_floats(model, input, k)[0], static_cast<double>(k) * 10 * dt, 1e-6);
+  }
+  for (std::size_t k = 0; k < expected.size(); ++k) expect_pose(model, rod, k, expected[k], 1e-6);
+  // The node itself carries the initial pose.
+  ASSERT_EQ(model.nodes[rod].translation.size(), 3u);
+  EXPECT_NEAR(model.nodes[rod].translation[0], 0.5, 1e-7);
+}
+
+TEST_F(GltfExportTest, PrimitiveShapesHaveClosedOutwardMeshes) {
+  mabd::WorldSettings settings;
+  settings.dt = 1e-3;
+  mabd::World world(settings);
+  std::vector<mabd::BodyDef> defs(4);
+  defs[0].name = "box";
+  defs[0].shape.type = mabd::ShapeType::Box;
+  defs[0].shape.size = {0.3, 0.2, 0.1};
+  defs[0].kind = mabd::BodyKind::Static;
+  defs[1].name = "ball";
+  defs[1].shape.type = mabd::ShapeType::Sphere;
+  defs[1].shape.radius = 0.2;
+  defs[2].name = "pill";
+  defs[2].shape.type = mabd::ShapeType::Capsule;
+  defs[2].shape.radius = 0.1;
+  defs[2].shape.length = 0.4;
+  defs[3].name = "can";
+  defs[3].shape.type = mabd::ShapeType::Cylinder;
+  defs[3].shape.radius = 0.1;
+  defs[3].shape.length = 0.3;
+  for (std::size_t i = 0; i < defs.size(); ++i) {
+    defs[i].position = {static_cast<double>(i), 0, 0};
+    world.add_body(defs[i]);
+  }
+  mabd::io::TrajectoryRecorder recorder(world, defs);
+  recorder.record(world);
+  world.step();
+  recorder.record(world);
+  EXPECT_EQ(recorder.mesh_count(), 4u);
+  const fs::path path = tmp("shapes.glb");
+  recorder.write_glb(path.string());
+  const tinygltf::Model model = load_glb(path);
+  ASSERT_EQ(model.meshes.size(), 4u);
+  ASSERT_EQ(model.materials.size(), 3u);
+
+  const double half_heights[4] = {0.05, 0.2, 0.3, 0.15};  // along z
+  for (std::size_t m = 0; m < 4; ++m) {
+    const int node = find_node(model, defs[m].name);
+    ASSERT_GE(node, 0);
+    const tinygltf::Primitive& primitive = model.meshes.at(model.nodes[node].mesh).primitives.at(0);
+    EXPECT_EQ(primitive.mode, TINYGLTF_MODE_TRIANGLES);
+    const int position = primitive.attributes.at("POSITION");
+    const int normal = primitive.attributes.at("NORMAL");
+    const tinygltf::Accessor& positions = model.accessors[position];
+    ASSERT_EQ(positions.minValues.size(), 3u);
+    ASSERT_EQ(positions.maxValues.size(), 3u);
+    EXPECT_NEAR(positions.maxValues[2], half_heights[m], 1e-6) << defs[m].name;
+    EXPECT_NEAR(positions.minValues[2], -half_heights[m], 1e-6) << defs[m].name;
+    const tinygltf::Accessor& indices = model.accessors.at(primitive.indices);
+    EXPECT_EQ(indices.componentType, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT);
+    ASSERT_EQ(indices.count % 3, 0u);
+    const tinygltf::BufferView& view = model.bufferViews.at(indices.bufferView);
+    const auto* index = reinterpret_cast<const std::uint32_t*>(
+        model.buffers[0].data.data() + view.byteOffset + indices.byteOffset);
+    // Convex shapes centred at the origin: every face points away from the centre, and the
+    // signed volume is positive and close to the solid's.
+    double volume = 0;
+    for (std::size_t t = 0; t < indices.count; t += 3) {
+      mabd::Vec3 p[3];
+      for (int k = 0; k < 3; ++k) {
+        ASSERT_LT(index[t + k], positions.count);
+        const auto v = read_floats(model, position, index[t + k]);
+        p[k] = {v[0], v[1], v[2]};
+        const auto n = read_floats(model, normal, index[t + k]);
+        EXPECT_NEAR(std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]), 1.0, 1e-5);
+      }
+      const mabd::Vec3 face = (p[1] - p[0]).cross(p[2] - p[0]);
+      EXPECT_GT(face.dot(p[0] + p[1] + p[2]), 0) << defs[m].name << " triangle " << t / 3;
+      volume += p[0].dot(p[1].cross(p[2])) / 6;
+    }
+    const double exact = mabd::compute_mass_properties(defs[m].shape, 1.0).volume;
+    EXPECT_NEAR(volume, exact, 0.05 * exact) << defs[m].name;
+  }
+  // Static bodies use the "static" material.
+  const int box = find_node(model, "box");
+  EXPECT_EQ(model.materials.at(model.meshes[model.nodes[box].mesh].primitives[0].material).name,
+            "static");
+}
+
+TEST_F(GltfExportTest, DefaultFrameEveryGivesAbout60FramesPerSecond) {
+  EXPECT_EQ(mabd::io::default_frame_every(1e-3), 17);
+  EXPECT_EQ(mabd::io::default_frame_every(0.01), 2);
+  EXPECT_EQ(mabd::io::default_frame_every(1.0 / 60), 1);
+  EXPECT_EQ(mabd::io::default_frame_every(0.1), 1);
+}
+
+// ---- command line -------------------------------------------------------------------------
+
+TEST_F(GltfExportTest, CliGlbMatchesPoseCsv) {
+  const fs::path glb = tmp("pendulum.glb");
+  const fs::path csv = tmp("pendulum.csv");
+  const std::string scene = quote((kScenes / "pendulum.json").string());
+  ASSERT_EQ(run("run " + scene + " --steps 200 --frame-every 10 -q --out " + quote(glb.string())),
+            0)
+      << err_;
+  ASSERT_EQ(run("run " + scene + " --steps 200 --every 10 -q --out " + quote(csv.string())), 0)
+      << err_;
+  const tinygltf::Model model = load_glb(glb);
+  ASSERT_EQ(model.nodes.size(), 2u);
+  ASSERT_EQ(model.animations.size(), 1u);
+  EXPECT_EQ(model.animations[0].channels.size(), 2u);
+  const int rod = find_node(model, "rod");
+  ASSERT_GE(rod, 0);
+  const int input = channel_input(model.animations[0], rod);
+  ASSERT_EQ(model.accessors.at(input).count, 21u);
+
+  std::istringstream rows(read_text(csv));
+  std::string line;
+  std::getline(rows, line);  // header
+  std::size_t frame = 0;
+  while (std::getline(rows, line)) {
+    std::vector<double> f;
+    std::stringstream fields(line);
+    std::string field;
+    while (std::getline(fields, field, ',')) f.push_back(field == "rod" ? 0.0 : std::stod(field));
+    ASSERT_EQ(f.size(), 10u);
+    EXPECT_EQ(static_cast<int>(f[0]), static_cast<int>(frame * 10));
+    EXPECT_NEAR(read_floats(model, input, frame)[0], f[1], 1e-6);
+    mabd::Pose pose;
+    pose.position = {f[3], f[4], f[5]};
+    pose.orientation = mabd::Quat(f[6], f[7], f[8], f[9]);
+    expect_pose(model, rod, frame, pose, 1e-6);
+    ++frame;
+  }
+  EXPECT_EQ(frame, 21u);
+}
+
+TEST_F(GltfExportTest, CliDefaultFrameRate) {
+  const fs::path glb = tmp("pendulum.glb");
+  ASSERT_EQ(run("run " + quote((kScenes / "pendulum.json").string()) +
+                " --steps 100 -q --out " + quote(glb.string())),
+            0)
+      << err_;
+  const tinygltf::Model model = load_glb(glb);
+  ASSERT_EQ(model.animations.size(), 1u);
+  const int input = channel_input(model.animations[0], find_node(model, "rod"));
+  // dt = 1 ms: every 17 steps -> steps 0, 17, ..., 85.
+  ASSERT_EQ(model.accessors.at(input).count, 6u);
+  EXPECT_NEAR(read_floats(model, input, 5)[0], 0.085, 1e-6);
+}
+
+TEST_F(GltfExportTest, CliMeshBody) {
+  const fs::path glb = tmp("t_handle.glb");
+  ASSERT_EQ(run("run " + quote((kScenes / "t_handle.json").string()) +
+                " --steps 20 --frame-every 5 -q --out " + quote(glb.string())),
+            0)
+      << err_;
+  const tinygltf::Model model = load_glb(glb);
+  ASSERT_EQ(model.nodes.size(), 2u);
+  ASSERT_EQ(model.meshes.size(), 1u);
+  const int node = find_node(model, "t_handle");
+  ASSERT_GE(node, 0);
+  ASSERT_EQ(model.nodes[node].mesh, 0);
+  const tinygltf::Primitive& primitive = model.meshes[0].primitives.at(0);
+  const tinygltf::Accessor& positions = model.accessors.at(primitive.attributes.at("POSITION"));
+  EXPECT_GT(positions.count, 0u);
+  ASSERT_EQ(positions.minValues.size(), 3u);
+  for (int k = 0; k < 3; ++k) EXPECT_LT(positions.minValues[k], positions.maxValues[k]);
+  const tinygltf::Accessor& indices = model.accessors.at(primitive.indices);
+  EXPECT_EQ(indices.componentType, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT);
+  EXPECT_GT(indices.count, 0u);
+  EXPECT_EQ(indices.count % 3, 0u);
+  EXPECT_EQ(model.accessors.at(channel_input(model.animations.at(0), node)).count, 5u);
+}
+
+TEST_F(GltfExportTest, CliIdenticalBodiesShareMeshes) {
+  const fs::path glb = tmp("chain.glb");
+  ASSERT_EQ(run("run " + quote((kScenes / "heavy_chain.json").string()) +
+                " --steps 10 --frame-every 5 -q --out " + quote(glb.string())),
+            0)
+      << err_;
+  const tinygltf::Model model = load_glb(glb);
+  const mabd::Scene scene = mabd::load_scene((kScenes / "heavy_chain.json").string());
+  ASSERT_GE(scene.bodies.size(), 100u);
+  EXPECT_EQ(model.nodes.size(), scene.bodies.size() + 1);
+  EXPECT_LE(model.meshes.size(), 3u);
+  EXPECT_EQ(model.nodes[find_node(model, "link0")].mesh, model.nodes[find_node(model, "link99")].mesh);
+  ASSERT_EQ(model.animations.size(), 1u);
+  EXPECT_EQ(model.animations[0].channels.size(), 2 * scene.bodies.size());
+}
+
+TEST_F(GltfExportTest, CliBodiesOptionLimitsTheExport) {
+  const fs::path glb = tmp("chain.glb");
+  ASSERT_EQ(run("run " + quote((kScenes / "heavy_chain.json").string()) +
+                " --steps 4 --frame-every 2 --bodies 7 -q --out " + quote(glb.string())),
+            0)
+      << err_;
+  const tinygltf::Model model = load_glb(glb);
+  EXPECT_EQ(model.nodes.size(), 8u);
+  EXPECT_EQ(model.animations.at(0).channels.size(), 14u);
+}
+
+TEST_F(GltfExportTest, CliDivergedRunStillWritesTheFrames) {
+  const fs::path glb = tmp("diverging.glb");
+  EXPECT_EQ(run("run " + quote((kCliData / "diverging.json").string()) +
+                " --frame-every 1 -q --out " + quote(glb.string())),
+            3)
+      << err_;
+  const tinygltf::Model model = load_glb(glb);
+  ASSERT_EQ(model.animations.size(), 1u);
+  const int node = find_node(model, "jelly");
+  ASSERT_GE(node, 0);
+  const std::size_t frames = model.accessors.at(channel_input(model.animations[0], node)).count;
+  EXPECT_GE(frames, 1u);
+  EXPECT_LT(frames, 201u);
+  for (std::size_t f = 0; f < frames; ++f) {
+    for (float v : read_floats(model, channel_output(model.animations[0], node, "rotation"), f)) {
+      EXPECT_TRUE(std::isfinite(v));
+    }
+  }
+}
+
+TEST_F(GltfExportTest, CliRejectsGltfOptionsWithCsv) {
+  EXPECT_EQ(run("run " + quote((kScenes / "pendulum.json").string()) +
+                " --steps 2 --frame-every 2 --out " + quote(tmp("p.csv").string())),
+            2);
+  EXPECT_NE(err_.find("--frame-every"), std::string::npos) << err_;
+}
+
+}  // namespace
