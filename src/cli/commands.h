@@ -81,6 +81,13 @@ int run_command(const RunOptions& options);
 int bench_command(const BenchOptions& options);
 int info_command(const InfoOptions& options);
 
+/// `mabd plot STATS.jsonl -o plots.svg`.
+struct PlotOptions {
+  std::string stats;
+  std::string output = "plots.svg";
+};
+int plot_command(const PlotOptions& options);
+
 // ---- shared helpers (common.cpp) --------------------------------------------------------
 
 /// A loaded scene and the world built from it.

@@ -129,6 +129,13 @@ int run_main(int argc, char** argv) {
   info_app->add_option("scene", info.scene, "Scene file (JSON)")->required();
   info_app->callback([&] { action = [&] { return info_command(info); }; });
 
+  // ---- plot ---------------------------------------------------------------------------
+  PlotOptions plot;
+  CLI::App* plot_app = app.add_subcommand("plot", "Plot a stats file (from run --stats) as SVG");
+  plot_app->add_option("stats", plot.stats, "Stats file (JSONL)")->required();
+  plot_app->add_option("-o,--output", plot.output, "Output file (.svg)");
+  plot_app->callback([&] { action = [&] { return plot_command(plot); }; });
+
   if (argc <= 1) {
     std::cerr << app.help();
     return kExitUsage;
@@ -139,7 +146,7 @@ int run_main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     if (app.get_subcommands().empty() && argv[1][0] != '-') {
       return fail(kExitUsage, std::string("unknown command '") + argv[1] +
-                                  "' (expected run, bench or info; see 'mabd --help')");
+                                  "' (expected run, bench, info or plot; see 'mabd --help')");
     }
     std::string message = e.what();
     const std::string help = app.get_subcommands().empty()
