@@ -128,7 +128,15 @@ void World::Impl::consistent_start() {
   const auto q0 = q, qdot0 = qdot, acc0 = acc;
   const auto force0 = force, torque0 = torque;
   const auto kin0 = kin_target;
-  const auto joints0 = joints;
+  // Only the joints' carried state changes during a step.
+  struct JointState {
+    double coord, twist;
+    JointWrench wrench;
+  };
+  std::vector<JointState> joints0(joints.size());
+  for (std::size_t k = 0; k < joints.size(); ++k) {
+    joints0[k] = {joints[k].coord_prev, joints[k].twist_prev, joints[k].wrench};
+  }
   for (int pass = 0; pass < 4; ++pass) {
     const std::vector<Vec12> a_start = qddot;
     advance();
@@ -144,7 +152,11 @@ void World::Impl::consistent_start() {
     force = force0;
     torque = torque0;
     kin_target = kin0;
-    joints = joints0;
+    for (std::size_t k = 0; k < joints.size(); ++k) {
+      joints[k].coord_prev = joints0[k].coord;
+      joints[k].twist_prev = joints0[k].twist;
+      joints[k].wrench = joints0[k].wrench;
+    }
     time = 0;
     steps = 0;
   }
