@@ -43,6 +43,10 @@ struct MassProperties {
   Vec3 principal_second_moment = Vec3::Zero();
 };
 
+/// Lower-case name of a shape type as in scene files: "box", "sphere", "capsule",
+/// "cylinder" or "mesh".
+const char* shape_type_name(ShapeType type);
+
 /// Checks a shape (positive finite sizes, closed non-degenerate mesh); throws InvalidArgument
 /// with a message naming the offending field.
 void validate_shape(const ShapeDef& shape);

@@ -267,4 +267,15 @@ MassProperties compute_mass_properties(const ShapeDef& shape, double density) {
   fail("shape.type is not a known shape type");
 }
 
+const char* shape_type_name(ShapeType type) {
+  switch (type) {
+    case ShapeType::Box: return "box";
+    case ShapeType::Sphere: return "sphere";
+    case ShapeType::Capsule: return "capsule";
+    case ShapeType::Cylinder: return "cylinder";
+    case ShapeType::Mesh: return "mesh";
+  }
+  return "unknown";
+}
+
 }  // namespace mabd

@@ -42,16 +42,6 @@ const char* kind_name(BodyKind kind) {
   return "unknown";
 }
 
-const char* shape_name(ShapeType type) {
-  switch (type) {
-    case ShapeType::Box: return "box";
-    case ShapeType::Sphere: return "sphere";
-    case ShapeType::Capsule: return "capsule";
-    case ShapeType::Cylinder: return "cylinder";
-    case ShapeType::Mesh: return "mesh";
-  }
-  return "unknown";
-}
 
 std::string shape_description(const ShapeDef& shape) {
   switch (shape.type) {
@@ -72,7 +62,7 @@ std::string shape_description(const ShapeDef& shape) {
     }
     case ShapeType::Capsule:
     case ShapeType::Cylinder:
-      return std::string(shape_name(shape.type)) + " r=" + num(shape.radius) +
+      return std::string(shape_type_name(shape.type)) + " r=" + num(shape.radius) +
              " l=" + num(shape.length);
     case ShapeType::Mesh: {
       std::string text = "mesh";
@@ -148,7 +138,7 @@ int info_command(const InfoOptions& options) {
     const BodyDef& def = scene.bodies[i];
     const BodyInfo& body = world.body_info(ids[i]);
     ++kind_counts[static_cast<std::size_t>(body.kind)];
-    const std::string shape = shape_name(def.shape.type);
+    const std::string shape = shape_type_name(def.shape.type);
     if (shape_counts[shape]++ == 0) shape_order.push_back(shape);
     total_mass += body.mass;
     if (body.kind == BodyKind::Dynamic) dynamic_mass += body.mass;

@@ -118,6 +118,15 @@ void append_number(std::string& out, double value, const char* format) {
 
 // ---- PoseCsvWriter ----------------------------------------------------------------------
 
+/// "step,time," of the world's current state, the start of every CSV row.
+static std::string row_prefix(const World& world) {
+  std::string prefix = std::to_string(world.step_count());
+  prefix += ',';
+  append_number(prefix, world.time(), "%.12g");
+  prefix += ',';
+  return prefix;
+}
+
 PoseCsvWriter::PoseCsvWriter(const std::string& path, const World& world)
     : file_("--out", path) {
   const std::size_t n = world.body_count();
@@ -131,10 +140,7 @@ PoseCsvWriter::PoseCsvWriter(const std::string& path, const World& world)
 
 void PoseCsvWriter::write(const World& world) {
   buffer_.clear();
-  std::string prefix = std::to_string(world.step_count());
-  prefix += ',';
-  append_number(prefix, world.time(), "%.12g");
-  prefix += ',';
+  const std::string prefix = row_prefix(world);
   for (std::size_t i = 0; i < names_.size(); ++i) {
     const Pose pose = world.pose(BodyId{static_cast<std::uint32_t>(i)});
     buffer_ += prefix;
@@ -191,10 +197,7 @@ JointForceCsvWriter::JointForceCsvWriter(const std::string& path, const World& w
 void JointForceCsvWriter::write(const World& world) {
   if (names_.empty()) return;
   buffer_.clear();
-  std::string prefix = std::to_string(world.step_count());
-  prefix += ',';
-  append_number(prefix, world.time(), "%.12g");
-  prefix += ',';
+  const std::string prefix = row_prefix(world);
   for (std::size_t i = 0; i < names_.size(); ++i) {
     const JointWrench wrench = world.joint_wrench(JointId{static_cast<std::uint32_t>(i)});
     buffer_ += prefix;

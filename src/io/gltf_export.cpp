@@ -184,16 +184,6 @@ MeshData build_mesh(const ShapeDef& shape) {
   return {};
 }
 
-const char* shape_name(ShapeType type) {
-  switch (type) {
-    case ShapeType::Box: return "box";
-    case ShapeType::Sphere: return "sphere";
-    case ShapeType::Capsule: return "capsule";
-    case ShapeType::Cylinder: return "cylinder";
-    case ShapeType::Mesh: return "mesh";
-  }
-  return "shape";
-}
 
 int kind_index(BodyKind kind) {
   switch (kind) {
@@ -218,7 +208,7 @@ std::string shape_key(const ShapeDef& shape, BodyKind kind) {
       break;
     case ShapeType::Capsule:
     case ShapeType::Cylinder:
-      std::snprintf(text, sizeof text, "%s %.17g %.17g", shape_name(shape.type), shape.radius,
+      std::snprintf(text, sizeof text, "%s %.17g %.17g", shape_type_name(shape.type), shape.radius,
                     shape.length);
       break;
     case ShapeType::Mesh:
@@ -380,7 +370,7 @@ tinygltf::Model build_model(const std::vector<std::string>& names,
     const MeshData data = build_mesh(mesh_shapes[m]);
     const std::size_t vertices = data.vertex_count();
     tinygltf::Mesh mesh;
-    mesh.name = std::string(shape_name(mesh_shapes[m].type)) + std::to_string(m);
+    mesh.name = std::string(shape_type_name(mesh_shapes[m].type)) + std::to_string(m);
     if (vertices > 0 && !data.indices.empty()) {
       const std::size_t bytes = data.positions.size() * sizeof(float);
       const int position_view =

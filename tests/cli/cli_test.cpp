@@ -16,37 +16,19 @@
 
 namespace fs = std::filesystem;
 
+#include "test_util.h"
+
 namespace {
+
+using mabd::test::quote;
+using mabd::test::read_text;
+using mabd::test::lines_of;
 
 const std::string kCli = MABD_CLI_PATH;
 const fs::path kData = fs::path(MABD_SOURCE_DIR) / "tests" / "data" / "cli";
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      q += "'\\''";
-    } else {
-      q += c;
-    }
-  }
-  return q + "'";
-}
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
-  return lines;
-}
 
 /// Splits one CSV record (RFC 4180 quoting, no embedded line breaks).
 std::vector<std::string> csv_fields(const std::string& line) {

@@ -8,7 +8,11 @@
 #include <sstream>
 #include <string>
 
+#include "test_util.h"
+
 namespace {
+
+using mabd::test::read_text;
 
 namespace fs = std::filesystem;
 
@@ -18,12 +22,6 @@ int run(const std::string& args, const fs::path& err) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -37,8 +35,8 @@ TEST(PlotCommand, StatsBecomeAnSvgWithSixPanels) {
   const fs::path stats = dir / "stats.jsonl", svg = dir / "plots.svg", err = dir / "err.txt";
   const std::string scene = std::string(MABD_SOURCE_DIR) + "/scenes/pendulum.json";
   ASSERT_EQ(run("run " + scene + " --steps 200 --quiet --stats " + stats.string(), err), 0);
-  ASSERT_EQ(run("plot " + stats.string() + " -o " + svg.string(), err), 0) << slurp(err);
-  const std::string text = slurp(svg);
+  ASSERT_EQ(run("plot " + stats.string() + " -o " + svg.string(), err), 0) << read_text(err);
+  const std::string text = read_text(svg);
   EXPECT_EQ(text.rfind("<svg", 0), 0u);
   EXPECT_EQ(count(text, "<polyline"), 9u);  // 3 energies, |p|, |L|, 2 residuals, iterations, ms
   EXPECT_NE(text.find("Energy (J)"), std::string::npos);
@@ -51,9 +49,9 @@ TEST(PlotCommand, BadInputIsAOneLineError) {
   const fs::path bad = dir / "bad.jsonl", err = dir / "err.txt";
   std::ofstream(bad) << "{\"time\": 0.1}\nnot json\n";
   EXPECT_EQ(run("plot " + bad.string() + " -o " + (dir / "x.svg").string(), err), 2);
-  EXPECT_NE(slurp(err).find("bad.jsonl:2: not a JSON object"), std::string::npos) << slurp(err);
+  EXPECT_NE(read_text(err).find("bad.jsonl:2: not a JSON object"), std::string::npos) << read_text(err);
   EXPECT_EQ(run("plot " + bad.string() + " -o " + (dir / "x.png").string(), err), 2);
-  EXPECT_NE(slurp(err).find("supported: .svg"), std::string::npos) << slurp(err);
+  EXPECT_NE(read_text(err).find("supported: .svg"), std::string::npos) << read_text(err);
   EXPECT_EQ(run("plot " + (dir / "missing.jsonl").string(), err), 2);
 }
 

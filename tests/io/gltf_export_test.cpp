@@ -23,30 +23,18 @@
 
 namespace fs = std::filesystem;
 
+#include "test_util.h"
+
 namespace {
+
+using mabd::test::quote;
+using mabd::test::read_text;
 
 const std::string kCli = MABD_CLI_PATH;
 const fs::path kScenes = fs::path(MABD_SOURCE_DIR) / "scenes";
 const fs::path kCliData = fs::path(MABD_SOURCE_DIR) / "tests" / "data" / "cli";
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      q += "'\\''";
-    } else {
-      q += c;
-    }
-  }
-  return q + "'";
-}
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 tinygltf::Model load_glb(const fs::path& path) {
   tinygltf::TinyGLTF loader;
