@@ -18,9 +18,16 @@ build: configure
 
 run: build
 	@mkdir -p $(OUT_DIR)
-	$(BUILD_DIR)/mabd run scenes/demo.json --out $(OUT_DIR)/demo.csv --stats $(OUT_DIR)/demo_stats.jsonl
-	@echo "Output: $(OUT_DIR)/demo.csv (poses: step,time,body,x,y,z,qw,qx,qy,qz)"
-	@echo "        $(OUT_DIR)/demo_stats.jsonl (one JSON object per step: energies, momenta, residual)"
+	$(BUILD_DIR)/mabd run scenes/demo.json --out $(OUT_DIR)/demo.glb --stats $(OUT_DIR)/demo_stats.jsonl
+	$(BUILD_DIR)/mabd view $(OUT_DIR)/demo.glb --stats $(OUT_DIR)/demo_stats.jsonl -o $(OUT_DIR)/demo.html
+	$(BUILD_DIR)/mabd plot $(OUT_DIR)/demo_stats.jsonl -o $(OUT_DIR)/demo_stats.svg
+	@echo
+	@echo "Output: $(OUT_DIR)/demo.glb (animated binary glTF 2.0: one node per body, 5 s of motion)"
+	@echo "        $(OUT_DIR)/demo_stats.jsonl (one JSON object per step: energies, momenta, residuals, wall time)"
+	@echo "        $(OUT_DIR)/demo.html (self-contained web viewer: 3D playback + charts of the stats)"
+	@echo "        $(OUT_DIR)/demo_stats.svg (the stats as one SVG, no browser needed)"
+	@echo "Open the viewer: xdg-open $(OUT_DIR)/demo.html  (or any browser: file://$(abspath $(OUT_DIR))/demo.html),"
+	@echo "  or serve it:   $(BUILD_DIR)/mabd view $(OUT_DIR)/demo.glb --stats $(OUT_DIR)/demo_stats.jsonl --serve  (then http://127.0.0.1:8000/)"
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

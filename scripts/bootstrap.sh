@@ -4,9 +4,16 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libeigen3-dev libsuitesparse-dev nlohmann-json3-dev libcli11-dev libtinygltf-dev
+  libeigen3-dev libsuitesparse-dev libopenblas0-serial nlohmann-json3-dev libcli11-dev libtinygltf-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  chromium
 )
+# Node.js and npm build the web viewer bundle of `mabd view` (Chromium runs its browser test).
+# A Node.js that brings its own npm (e.g. NodeSource's nodejs) is used as it is: Debian's npm
+# package would conflict with it.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,9 @@
 // Simulation settings shared by the C++ API and scene files ("settings" object).
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "mabd/math.h"
 
 namespace mabd {
@@ -36,10 +39,17 @@ enum class TimeIntegration {
 
 /// Solver for the dual system S lambda = b (paper sections "Case I" to "Case IV").
 enum class DualSolverKind {
-  Auto,    ///< block Thomas when every joint component is a chain, else sparse LDL^T
-  Sparse,  ///< general sparse LDL^T (any topology)
-  Chain,   ///< block-tridiagonal Thomas, O(K); every component must be a chain
+  Auto,       ///< chain, tree or sparse, matched to the joint topology of the world
+  Sparse,     ///< general sparse Cholesky of S (any topology), symbolic analysis reused
+  Chain,      ///< block-tridiagonal Thomas, O(K); every component must be a chain
+  Tree,       ///< ABD-ABA tree elimination, O(K), plus a Schur complement on loop joints
+  Iterative,  ///< preconditioned iterative solve for very large graphs (residual reported)
 };
+
+/// The scene-file / command-line name of a solver kind ("auto", "sparse", ...).
+const char* dual_solver_name(DualSolverKind kind);
+/// All accepted solver names, in enum order.
+const std::vector<std::string>& dual_solver_names();
 
 struct WorldSettings {
   double dt = 1e-3;                       ///< time step h (s), > 0
@@ -54,6 +64,10 @@ struct WorldSettings {
   /// vibration (trapezoidal-like), smaller values damp high frequencies faster.
   double spectral_radius = 0.8;
   DualSolverKind solver = DualSolverKind::Auto;
+  /// Iterative dual solver: stop when |b - S lambda| <= tolerance * |b| (relative), > 0.
+  double dual_tolerance = 1e-10;
+  /// Iterative dual solver: iteration cap per solve, >= 1.
+  int dual_max_iterations = 1000;
 };
 
 /// Throws InvalidArgument naming the field when a setting is out of range or not finite.

@@ -88,6 +88,16 @@ struct PlotOptions {
 };
 int plot_command(const PlotOptions& options);
 
+/// `mabd view RUN.glb [--stats STATS.jsonl] [-o page.html] [--serve [--port P]]`.
+struct ViewOptions {
+  std::string glb;
+  std::string stats;   ///< "" = no charts
+  std::string output;  ///< "" = next to the .glb, same stem, .html
+  bool serve = false;
+  int port = 8000;     ///< with --serve; 0 = any free port
+};
+int view_command(const ViewOptions& options);
+
 // ---- shared helpers (common.cpp) --------------------------------------------------------
 
 /// A loaded scene and the world built from it.

@@ -1,5 +1,6 @@
-// `mabd`: command-line front end (run, bench, info). Exit codes: 0 success, 1 output or
+// `mabd`: command-line front end (run, bench, info, plot, view). Exit codes: 0 success, 1 output or
 // internal failure, 2 bad usage or invalid scene, 3 simulation diverged, 130 interrupted.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -44,8 +45,9 @@ struct OverrideOptions {
     integrator_option = app.add_option("--integrator", integrator,
                                        "Single-body integrator: corotated | vanilla")
                             ->check(CLI::IsMember({"corotated", "vanilla"}));
-    solver_option = app.add_option("--solver", solver, "Dual solver: auto | sparse | chain")
-                        ->check(CLI::IsMember({"auto", "sparse", "chain"}));
+    solver_option =
+        app.add_option("--solver", solver, "Dual solver: auto | sparse | chain | tree | iterative")
+            ->check(CLI::IsMember(mabd::dual_solver_names()));
   }
 
   SettingsOverrides get() const {
@@ -54,9 +56,9 @@ struct OverrideOptions {
     if (rotation_option->count() > 0) overrides.rotation = parse_rotation(rotation);
     if (integrator_option->count() > 0) overrides.integrator = parse_integrator(integrator);
     if (solver_option->count() > 0) {
-      overrides.solver = solver == "sparse"  ? mabd::DualSolverKind::Sparse
-                         : solver == "chain" ? mabd::DualSolverKind::Chain
-                                             : mabd::DualSolverKind::Auto;
+      const auto& names = mabd::dual_solver_names();
+      overrides.solver = static_cast<mabd::DualSolverKind>(
+          std::find(names.begin(), names.end(), solver) - names.begin());
     }
     return overrides;
   }
@@ -136,6 +138,21 @@ int run_main(int argc, char** argv) {
   plot_app->add_option("-o,--output", plot.output, "Output file (.svg)");
   plot_app->callback([&] { action = [&] { return plot_command(plot); }; });
 
+  // ---- view ---------------------------------------------------------------------------
+  ViewOptions view;
+  CLI::App* view_app = app.add_subcommand(
+      "view", "Write a self-contained HTML page that plays a .glb run (with charts of its stats)");
+  view_app->add_option("glb", view.glb, "Animated binary glTF (from run --out x.glb)")->required();
+  view_app->add_option("--stats", view.stats,
+                       "Stats file (JSONL, from run --stats) charted beside the 3D view");
+  view_app->add_option("-o,--output", view.output,
+                       "Output page (.html; default: next to the .glb, same name)");
+  CLI::Option* view_serve_option = view_app->add_flag(
+      "--serve", view.serve, "Also serve the page at http://127.0.0.1:PORT/ until Ctrl-C");
+  view_app->add_option("--port", view.port, "Port for --serve (default 8000; 0 = any free port)")
+      ->needs(view_serve_option);
+  view_app->callback([&] { action = [&] { return view_command(view); }; });
+
   if (argc <= 1) {
     std::cerr << app.help();
     return kExitUsage;
@@ -146,7 +163,7 @@ int run_main(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     if (app.get_subcommands().empty() && argv[1][0] != '-') {
       return fail(kExitUsage, std::string("unknown command '") + argv[1] +
-                                  "' (expected run, bench, info or plot; see 'mabd --help')");
+                                  "' (expected run, bench, info, plot or view; see 'mabd --help')");
     }
     std::string message = e.what();
     const std::string help = app.get_subcommands().empty()

@@ -28,7 +28,8 @@ const std::vector<std::string> kTopLevelFields = {"description", "settings",  "m
 const std::vector<std::string> kReservedFields = {"colliders"};
 const std::vector<std::string> kSettingsFields = {"dt",        "gravity",  "newton_iterations",
                                                   "tolerance", "rotation", "integrator",
-                                                  "time_integration", "spectral_radius", "solver", "steps"};
+                                                  "time_integration", "spectral_radius", "solver", "dual_tolerance",
+                                                  "dual_max_iterations", "steps"};
 const std::vector<std::string> kMaterialFields = {"density", "youngs_modulus", "poisson_ratio"};
 const std::vector<std::string> kBodyFields = {"name",           "shape",           "material",
                                               "mass",           "position",        "orientation",
@@ -115,9 +116,10 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
   }
   if (auto n = node.get("spectral_radius")) s.spectral_radius = n->number();
   if (auto n = node.get("solver")) {
-    const int k = n->one_of({"auto", "sparse", "chain"});
-    s.solver = k == 0 ? DualSolverKind::Auto : k == 1 ? DualSolverKind::Sparse : DualSolverKind::Chain;
+    s.solver = static_cast<DualSolverKind>(n->one_of(dual_solver_names()));
   }
+  if (auto n = node.get("dual_tolerance")) s.dual_tolerance = n->number();
+  if (auto n = node.get("dual_max_iterations")) s.dual_max_iterations = n->integer(1);
   if (auto n = node.get("steps")) default_steps = n->integer(1);
   try {
     validate_settings(s);

@@ -7,6 +7,15 @@
 
 namespace mabd {
 
+const std::vector<std::string>& dual_solver_names() {
+  static const std::vector<std::string> names{"auto", "sparse", "chain", "tree", "iterative"};
+  return names;
+}
+
+const char* dual_solver_name(DualSolverKind kind) {
+  return dual_solver_names()[static_cast<std::size_t>(kind)].c_str();
+}
+
 void validate_settings(const WorldSettings& s) {
   auto fail = [](const std::string& what) { throw InvalidArgument("settings." + what); };
   if (!std::isfinite(s.dt) || s.dt <= 0) {
@@ -22,6 +31,14 @@ void validate_settings(const WorldSettings& s) {
     std::ostringstream m;
     m << "spectral_radius: must be in [0, 1] (got " << s.spectral_radius << ")";
     fail(m.str());
+  }
+  if (!std::isfinite(s.dual_tolerance) || s.dual_tolerance <= 0) {
+    std::ostringstream m;
+    m << "dual_tolerance: must be positive and finite (got " << s.dual_tolerance << ")";
+    fail(m.str());
+  }
+  if (s.dual_max_iterations < 1) {
+    fail("dual_max_iterations: must be >= 1 (got " + std::to_string(s.dual_max_iterations) + ")");
   }
   if (!std::isfinite(s.tolerance) || s.tolerance <= 0) {
     std::ostringstream m;

@@ -189,7 +189,8 @@ TEST(SceneErrors, UnknownFieldWithoutCloseMatchListsKnownFields) {
   const std::string message = parse_error(R"({"settings": {"xyz": 1}, "bodies": []})");
   EXPECT_EQ(message,
             "inline.json: settings: unknown field 'xyz' (known fields: dt, gravity, "
-            "newton_iterations, tolerance, rotation, integrator, time_integration, spectral_radius, solver, steps)");
+            "newton_iterations, tolerance, rotation, integrator, time_integration, spectral_radius, solver, dual_tolerance, "
+            "dual_max_iterations, steps)");
 }
 
 TEST(SceneErrors, DescriptionMustBeString) {
