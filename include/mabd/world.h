@@ -25,9 +25,13 @@ struct StepStats {
   /// Largest joint constraint violation |C(q)|_inf after the step (m; angular rows are
   /// scaled by the joint's length scale). 0 without joints.
   double joint_residual = 0;
-  /// Dual solver used in the last Newton iteration: "chain", "sparse", or "none" without
-  /// joints.
+  /// Dual solver used in the last Newton iteration: "chain", "tree", "sparse", "iterative",
+  /// or "none" without joints.
   const char* solver = "none";
+  /// Iterative dual solver: iterations and relative residual |b - S lambda| / |b| of the
+  /// last solve (0 for the direct solvers).
+  int dual_iterations = 0;
+  double dual_residual = 0;
 };
 
 /// One connected component of the joint graph (paper "Case I" to "Case IV").

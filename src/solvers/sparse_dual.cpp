@@ -1,40 +1,304 @@
-// Sparse LDL^T of the dual matrix with pivot checks (see sparse_dual.h).
+// Sparse Cholesky of the dual matrix with pivot checks (see sparse_dual.h).
 #include "solvers/sparse_dual.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
+
+#include <Eigen/SparseCholesky>
+
+#if __has_include(<suitesparse/cholmod.h>)
+#include <suitesparse/cholmod.h>
+#else
+#include <cholmod.h>
+#endif
 
 namespace mabd::detail {
+
+namespace {
+
+std::uint64_t pack(int row, int col) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(row)) << 32) |
+         static_cast<std::uint32_t>(col);
+}
+
+}  // namespace
+
+struct SparseDualSolver::Impl {
+  // Upper triangle in CSC (sorted rows, the diagonal always present: it is the last entry of
+  // its column), shared by both back ends: the values live in A->x or in S.
+  std::vector<int> colptr, rowind;
+  double* values = nullptr;
+  bool use_cholmod = false;
+
+  // CHOLMOD back end.
+  cholmod_common common;
+  cholmod_sparse* A = nullptr;
+  cholmod_factor* L = nullptr;  ///< analysis (and factor) for A's structure
+  cholmod_dense* X = nullptr;   ///< solution and workspaces of cholmod_solve2
+  cholmod_dense* Y = nullptr;
+  cholmod_dense* E = nullptr;
+
+  // Eigen back end (small systems).
+  Eigen::SparseMatrix<double> S;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Upper> ldlt;
+
+  // Cached pattern: coordinates of every triplet (to check the order) and its value slot
+  // (-1 for the lower triangle).
+  std::vector<std::uint64_t> coord;
+  std::vector<int> slot;
+  std::uint64_t pattern = 0;
+  int n = -1;
+  bool valid = false;
+  bool analysed = false;
+
+  Impl() {
+    cholmod_start(&common);
+    common.print = 0;  // status is checked here; no messages on stderr
+    common.supernodal = CHOLMOD_SUPERNODAL;
+    common.quick_return_if_not_posdef = 1;
+  }
+  ~Impl() {
+    free_cholmod();
+    cholmod_finish(&common);
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  void free_cholmod() {
+    if (X) cholmod_free_dense(&X, &common);
+    if (Y) cholmod_free_dense(&Y, &common);
+    if (E) cholmod_free_dense(&E, &common);
+    if (L) cholmod_free_factor(&L, &common);
+    if (A) cholmod_free_sparse(&A, &common);
+  }
+
+  /// Builds the structure and the slot map from the triplets and, if the structure changed,
+  /// the matrix of the chosen back end (then `analysed` is false). False on indices out of
+  /// range or allocation failure.
+  bool build(int size, const std::vector<Eigen::Triplet<double>>& triplets, int cholmod_min_rows);
+  /// Scatters the values; false if a triplet's coordinates differ from the cache.
+  bool fill(const std::vector<Eigen::Triplet<double>>& triplets);
+  bool analyse();
+  /// Numeric factorisation; `ok` false if it failed, `tiny` true if a pivot is at round-off
+  /// level relative to its diagonal entry.
+  void factorize(bool& ok, bool& tiny);
+  bool solve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
+};
+
+bool SparseDualSolver::Impl::build(int size, const std::vector<Eigen::Triplet<double>>& triplets,
+                                   int cholmod_min_rows) {
+  const std::size_t nt = triplets.size();
+  const auto un = static_cast<std::size_t>(size);
+  coord.resize(nt);
+  slot.assign(nt, -1);
+  // The lower triangle of the triplets (row >= col), stored as the upper triangle of the
+  // symmetric matrix: bucket by row, with the diagonal of every column.
+  std::vector<int> start(un + 1, 0);
+  for (std::size_t k = 0; k < nt; ++k) {
+    const auto& t = triplets[k];
+    const int r = t.row(), c = t.col();
+    if (r < 0 || c < 0 || r >= size || c >= size) return false;
+    coord[k] = pack(r, c);
+    if (r >= c) ++start[r + 1];
+  }
+  for (std::size_t j = 0; j < un; ++j) start[j + 1] += start[j] + 1;
+  std::vector<std::pair<int, int>> entries(static_cast<std::size_t>(start[un]));  // (row, k)
+  std::vector<int> next(start.begin(), start.end() - 1);
+  for (std::size_t j = 0; j < un; ++j) entries[next[j]++] = {static_cast<int>(j), -1};
+  for (std::size_t k = 0; k < nt; ++k) {
+    const auto& t = triplets[k];
+    if (t.row() >= t.col()) entries[next[t.row()]++] = {t.col(), static_cast<int>(k)};
+  }
+  // Sort each column by row, merge duplicates, assign slots.
+  std::vector<int> p(un + 1, 0), rows;
+  rows.reserve(entries.size());
+  for (std::size_t j = 0; j < un; ++j) {
+    auto first = entries.begin() + start[j], last = entries.begin() + start[j + 1];
+    std::sort(first, last);
+    int prev = -1;
+    for (auto it = first; it != last; ++it) {
+      if (it->first != prev) {
+        rows.push_back(it->first);
+        prev = it->first;
+      }
+      if (it->second >= 0) slot[static_cast<std::size_t>(it->second)] = static_cast<int>(rows.size()) - 1;
+    }
+    p[j + 1] = static_cast<int>(rows.size());
+  }
+  n = size;
+  // Same structure and back end: keep the analysis.
+  if (analysed && p == colptr && rows == rowind && use_cholmod == (size >= cholmod_min_rows))
+    return true;
+
+  colptr = std::move(p);
+  rowind = std::move(rows);
+  analysed = false;
+  free_cholmod();
+  S = Eigen::SparseMatrix<double>();
+  use_cholmod = size >= cholmod_min_rows;
+  const std::size_t nnz = rowind.size();
+  if (use_cholmod) {
+    A = cholmod_allocate_sparse(un, un, nnz, /*sorted=*/1, /*packed=*/1, /*stype=*/1,
+                                CHOLMOD_REAL, &common);
+    if (!A) return false;
+    std::copy(colptr.begin(), colptr.end(), static_cast<int*>(A->p));
+    std::copy(rowind.begin(), rowind.end(), static_cast<int*>(A->i));
+    values = static_cast<double*>(A->x);
+  } else {
+    S = Eigen::Map<const Eigen::SparseMatrix<double>>(size, size, static_cast<int>(nnz),
+                                                       colptr.data(), rowind.data(),
+                                                       std::vector<double>(nnz, 0.0).data());
+    values = S.valuePtr();
+  }
+  return true;
+}
+
+bool SparseDualSolver::Impl::fill(const std::vector<Eigen::Triplet<double>>& triplets) {
+  double* x = values;
+  std::fill(x, x + colptr[n], 0.0);
+  const std::size_t nt = triplets.size();
+  const std::uint64_t* cached = coord.data();
+  const int* s = slot.data();
+  for (std::size_t k = 0; k < nt; ++k) {
+    const auto& t = triplets[k];
+    if (cached[k] != pack(t.row(), t.col())) return false;
+    if (s[k] >= 0) x[s[k]] += t.value();
+  }
+  return true;
+}
+
+bool SparseDualSolver::Impl::analyse() {
+  if (use_cholmod) {
+    if (L) cholmod_free_factor(&L, &common);
+    L = cholmod_analyze(A, &common);
+    analysed = L != nullptr && common.status >= CHOLMOD_OK;
+  } else {
+    ldlt.analyzePattern(S);
+    analysed = true;
+  }
+  return analysed;
+}
+
+void SparseDualSolver::Impl::factorize(bool& ok, bool& tiny) {
+  // Pivots d_k (L_kk^2 or D_kk) against the diagonal entry of the same row: the ratio is the
+  // part of the row independent of the rows eliminated before it, at round-off level for a
+  // redundant row.
+  tiny = false;
+  auto check = [&](int original, double d) {
+    const double a = values[colptr[original + 1] - 1];
+    if (!(d > 1e-11 * a)) tiny = true;
+  };
+  if (!use_cholmod) {
+    ldlt.factorize(S);
+    ok = ldlt.info() == Eigen::Success;
+    if (!ok) return;
+    const auto& d = ldlt.vectorD();
+    const auto& pinv = ldlt.permutationPinv().indices();
+    for (int k = 0; k < n; ++k) check(pinv.size() ? pinv[k] : k, d[k]);
+    return;
+  }
+  ok = cholmod_factorize(A, L, &common) && common.status == CHOLMOD_OK &&
+       L->minor == static_cast<std::size_t>(n);
+  if (!ok) return;
+  const auto* perm = static_cast<const int*>(L->Perm);
+  const auto* Lx = static_cast<const double*>(L->x);
+  if (L->is_super) {
+    const auto* super = static_cast<const int*>(L->super);
+    const auto* pi = static_cast<const int*>(L->pi);
+    const auto* px = static_cast<const int*>(L->px);
+    for (std::size_t s = 0; s < L->nsuper; ++s) {
+      const int k1 = super[s], k2 = super[s + 1];
+      const int nsrow = pi[s + 1] - pi[s];
+      for (int k = k1; k < k2; ++k) {
+        const double l = Lx[px[s] + (k - k1) * (nsrow + 1)];
+        check(perm ? perm[k] : k, l * l);
+      }
+    }
+  } else {
+    const auto* Lp = static_cast<const int*>(L->p);
+    for (int k = 0; k < n; ++k) {
+      const double l = Lx[Lp[k]];
+      check(perm ? perm[k] : k, L->is_ll ? l * l : l);
+    }
+  }
+}
+
+bool SparseDualSolver::Impl::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
+  if (!use_cholmod) {
+    x = ldlt.solve(b);
+    return true;
+  }
+  cholmod_dense B;
+  B.nrow = static_cast<std::size_t>(n);
+  B.ncol = 1;
+  B.nzmax = B.nrow;
+  B.d = B.nrow;
+  B.x = const_cast<double*>(b.data());  // read only
+  B.z = nullptr;
+  B.xtype = CHOLMOD_REAL;
+  B.dtype = CHOLMOD_DOUBLE;
+  if (!cholmod_solve2(CHOLMOD_A, L, &B, nullptr, &X, nullptr, &Y, &E, &common) || !X) return false;
+  x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(X->x), n);
+  return true;
+}
+
+SparseDualSolver::SparseDualSolver() = default;
+SparseDualSolver::~SparseDualSolver() = default;
+SparseDualSolver::SparseDualSolver(SparseDualSolver&&) noexcept = default;
+SparseDualSolver& SparseDualSolver::operator=(SparseDualSolver&&) noexcept = default;
 
 bool SparseDualSolver::solve(int n, const std::vector<Eigen::Triplet<double>>& triplets,
                              const Eigen::VectorXd& b, std::uint64_t pattern,
                              Eigen::VectorXd& lambda) {
   regularised_ = false;
-  S_.resize(n, n);
-  S_.setFromTriplets(triplets.begin(), triplets.end());
-  if (n != n_ || pattern != pattern_) {
-    ldlt_.analyzePattern(S_);
-    n_ = n;
-    pattern_ = pattern;
+  if (n <= 0 || b.size() != n) {
+    lambda.resize(0);
+    return n == 0;
   }
-  ldlt_.factorize(S_);
-  // A redundant row leaves a pivot at round-off level (or the factorisation fails): add a
-  // small multiple of the diagonal scale and factor again. The regularised solution keeps
-  // the redundant rows consistent instead of producing NaN.
-  const double scale = S_.diagonal().cwiseAbs().maxCoeff();
-  auto singular = [&] {
-    if (ldlt_.info() != Eigen::Success) return true;
-    const Eigen::VectorXd d = ldlt_.vectorD();
-    return !d.allFinite() || d.minCoeff() <= 1e-11 * scale;
-  };
-  if (n > 0 && singular()) {
+  if (!impl_) impl_ = std::make_unique<Impl>();
+  Impl& m = *impl_;
+  const bool same = m.valid && n == m.n && pattern == m.pattern && triplets.size() == m.coord.size();
+  if (!same || !m.fill(triplets)) {
+    m.valid = false;
+    if (!m.build(n, triplets, cholmod_min_rows)) {
+      m.analysed = false;
+      return false;
+    }
+    if (!m.analysed) {
+      ++analyses_;
+      if (!m.analyse()) return false;
+    }
+    m.pattern = pattern;
+    m.valid = true;
+    m.fill(triplets);
+  }
+
+  bool ok = false, tiny = false;
+  m.factorize(ok, tiny);
+  if (!ok || tiny) {
+    // A redundant row leaves a pivot at round-off level (or the factorisation fails): shift
+    // the diagonal by a small multiple of itself and factor again. The regularised solution
+    // keeps the redundant rows consistent instead of producing NaN.
     regularised_ = true;
-    Eigen::SparseMatrix<double> I(n, n);
-    I.setIdentity();
-    S_ += (1e-9 * scale) * I;
-    ldlt_.factorize(S_);
-    if (ldlt_.info() != Eigen::Success) return false;
+    double* x = m.values;
+    const int* p = m.colptr.data();
+    std::vector<double> diag(static_cast<std::size_t>(n));
+    double scale = 0;
+    for (int j = 0; j < n; ++j) {
+      diag[j] = x[p[j + 1] - 1];
+      scale = std::max(scale, std::abs(diag[j]));
+    }
+    if (!(scale > 0) || !std::isfinite(scale)) return false;
+    ok = false;
+    double eps = 1e-9;
+    for (int attempt = 0; attempt < 4 && !ok; ++attempt, eps *= 100) {
+      for (int j = 0; j < n; ++j) x[p[j + 1] - 1] = diag[j] + eps * (std::abs(diag[j]) + 1e-3 * scale);
+      m.factorize(ok, tiny);
+    }
+    if (!ok) return false;
   }
-  lambda = n > 0 ? Eigen::VectorXd(ldlt_.solve(b)) : Eigen::VectorXd();
+  if (!m.solve(b, lambda)) return false;
   return lambda.allFinite();
 }
 

@@ -1,34 +1,60 @@
 // General sparse solver for the dual system (S + diag(alpha)) lambda = b (DESIGN section 3),
-// S = G H^{-1} G^T block-sparse (blocks of joints sharing a body). Sparse LDL^T (Eigen
-// SimplicialLDLT) with the symbolic analysis reused while the sparsity pattern is unchanged.
-// Redundant rows (a singular S) are detected from the pivots and regularised.
+// S = G H^{-1} G^T block-sparse (blocks of joints sharing a body). Sparse Cholesky: supernodal
+// CHOLMOD for large systems, Eigen's simplicial LDL^T for small ones (it has less overhead
+// there; see cholmod_min_rows). The fill-reducing ordering and symbolic analysis are computed
+// once per sparsity pattern, and while the pattern is unchanged the values are scattered into
+// the cached upper triangle (a triplet -> slot map, no sorting) and only the numeric
+// factorisation is redone. Redundant rows (a singular S) are detected from the pivots and
+// regularised.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
-#include <Eigen/Sparse>
-#include <Eigen/SparseCholesky>
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
 
 namespace mabd::detail {
 
 class SparseDualSolver {
  public:
+  SparseDualSolver();
+  ~SparseDualSolver();
+  SparseDualSolver(SparseDualSolver&&) noexcept;
+  SparseDualSolver& operator=(SparseDualSolver&&) noexcept;
+  SparseDualSolver(const SparseDualSolver&) = delete;
+  SparseDualSolver& operator=(const SparseDualSolver&) = delete;
+
   /// Solves the system given as triplets (both triangles, duplicates summed) of size n.
-  /// `pattern` identifies the sparsity pattern: an unchanged value reuses the analysis.
+  /// `pattern` identifies the sparsity pattern: an unchanged value reuses the analysis. The
+  /// triplets of calls with the same pattern are expected in the same order (then their
+  /// values are scattered straight into the cached matrix); a different order is detected
+  /// and handled by rebuilding the structure (the analysis is kept if the structure is the
+  /// same). Only the lower triangle (row >= col) of the triplets is read.
   /// Returns false if the system could not be factored even after regularisation.
   bool solve(int n, const std::vector<Eigen::Triplet<double>>& triplets, const Eigen::VectorXd& b,
              std::uint64_t pattern, Eigen::VectorXd& lambda);
 
-  /// True if the last solve had to regularise redundant rows.
+  /// True if the last solve had to regularise redundant rows: a pivot d_k <= 1e-11 A_kk (or
+  /// a failed factorisation) makes the solver factor A + diag(1e-9 A_kk + 1e-12 max A_kk)
+  /// instead (a larger shift if that still fails).
   bool regularised() const { return regularised_; }
 
+  /// Number of symbolic analyses (orderings) done so far.
+  int analyses() const { return analyses_; }
+
+  /// Systems of at least this many rows use CHOLMOD, smaller ones Eigen (a change applies
+  /// from the next new pattern). On the nets of bench/dual_solver_bench.cpp Eigen is faster
+  /// up to a few thousand rows; at 120K rows CHOLMOD is about 2x faster than Eigen with an
+  /// optimised BLAS (OpenBLAS) but not with the reference BLAS.
+  int cholmod_min_rows = 20000;
+
  private:
-  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
-  Eigen::SparseMatrix<double> S_;
-  std::uint64_t pattern_ = 0;
-  int n_ = -1;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
   bool regularised_ = false;
+  int analyses_ = 0;
 };
 
 }  // namespace mabd::detail

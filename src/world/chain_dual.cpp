@@ -69,15 +69,6 @@ void World::Impl::update_chains() {
   }
 }
 
-bool World::Impl::use_chain_solver() {
-  if (topology_dirty) update_chains();
-  if (settings.solver == DualSolverKind::Chain && !all_chains) {
-    throw InvalidArgument("settings.solver: \"chain\" needs every joint component to be a chain "
-                          "(see mabd info); use \"auto\" or \"sparse\"");
-  }
-  return settings.solver != DualSolverKind::Sparse && all_chains;
-}
-
 bool World::Impl::solve_chains(const std::vector<int>& index, const Eigen::VectorXd& rhs,
                                const std::vector<Vec12>& w_a, const std::vector<Vec12>& w_b,
                                Eigen::VectorXd& sol) {

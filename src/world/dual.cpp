@@ -44,7 +44,9 @@ void World::Impl::dual_solve() {
   const int n = static_cast<int>(rows.size());
   joint_row_begin.resize(joints.size() + 1);
   joint_row_begin[joints.size()] = rows.size();
-  const bool chain_path = use_chain_solver();
+  const DualMethod method = dual_method();
+  stats.dual_iterations = 0;
+  stats.dual_residual = 0;
 
   // W = H^{-1} G^T, per row and dynamic side; body -> rows incidence.
   auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
@@ -76,6 +78,7 @@ void World::Impl::dual_solve() {
   for (int r = 0; r < n; ++r) {
     if (rows[r].kind == RowKind::Lower && rows[r].c >= 0) state[r] = State::Inactive;
   }
+  if (method == DualMethod::Iterative) lambda_warm = lambda;  // the last solve's multipliers
   lambda.assign(n, 0.0);
   std::vector<Vec12> y0 = y;  // H^{-1} (f - forces of saturated drives)
   std::vector<int> index(n);
@@ -96,7 +99,9 @@ void World::Impl::dual_solve() {
     for (int r = 0; r < n; ++r) {
       if (index[r] >= 0) rhs[index[r]] += rows[r].c;
     }
-    bool solved = chain_path && solve_chains(index, rhs, wa, wb, sol);
+    bool solved = method == DualMethod::Chain  ? solve_chains(index, rhs, wa, wb, sol)
+                  : method == DualMethod::Tree ? solve_trees(index, rhs, sol)
+                                               : false;
     bool used_sparse = false;
     if (!solved) {
       used_sparse = true;
@@ -112,13 +117,20 @@ void World::Impl::dual_solve() {
       for (int r = 0; r < n; ++r) {
         if (index[r] >= 0) trip.emplace_back(index[r], index[r], rows[r].compliance);
       }
-      solved = dual_solver.solve(m, trip, rhs, pattern, sol);
+      if (method == DualMethod::Iterative) {
+        solved = solve_iterative(m, index, rhs, pattern, sol);
+        used_sparse = !solved;
+      }
+      if (!solved) solved = dual_solver.solve(m, trip, rhs, pattern, sol);
     }
     if (!solved) {
       throw SimulationError("step " + std::to_string(steps + 1) +
                             ": the joint system could not be solved (dual matrix singular)");
     }
-    stats.solver = used_sparse ? "sparse" : "chain";
+    stats.solver = used_sparse                      ? "sparse"
+                   : method == DualMethod::Chain     ? "chain"
+                   : method == DualMethod::Iterative ? "iterative"
+                                                     : "tree";
     if (used_sparse && dual_solver.regularised() && !redundancy_reported) {
       warnings.push_back("redundant joint rows (an over-constrained loop?) were regularised; "
                          "give the joints a compliance to make this explicit");

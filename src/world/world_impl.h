@@ -10,7 +10,9 @@
 #include "body/body_hessian.h"
 #include "joints/joint_model.h"
 #include "solvers/block_thomas.h"
+#include "solvers/iterative_dual.h"
 #include "solvers/sparse_dual.h"
+#include "solvers/tree_plan.h"
 #include "mabd/world.h"
 
 namespace mabd {
@@ -114,7 +116,11 @@ struct World::Impl {
   bool all_chains = false;
   std::vector<std::vector<std::uint32_t>> chains;
   void update_chains();
-  bool use_chain_solver();
+  /// The dual solver of this step (solver_choice.cpp): the forced one, or under Auto the
+  /// chain solver when every component is a chain, the tree solver when no component has more
+  /// than a few loop joints, the sparse solver otherwise.
+  enum class DualMethod { Chain, Tree, Sparse, Iterative };
+  DualMethod dual_method();
   bool solve_chains(const std::vector<int>& index, const Eigen::VectorXd& rhs,
                     const std::vector<Vec12>& w_a, const std::vector<Vec12>& w_b,
                     Eigen::VectorXd& sol);
@@ -122,6 +128,33 @@ struct World::Impl {
   std::vector<std::vector<int>> chain_active;
   detail::BlockTridiagonal chain_system;
   std::vector<Eigen::VectorXd> chain_x;
+  // Tree solver (tree_dual.cpp): elimination plan, rebuilt when joints change, and per-node
+  // factors kept between steps.
+  struct TreeNodeFactor {
+    int c_off = 0, nc = 0;  ///< child rows: local positions [c_off, c_off + nc)
+    int p_off = 0, np = 0;  ///< parent rows
+    Eigen::MatrixXd K, Z, msg;
+    Eigen::LLT<Eigen::MatrixXd> llt;
+  };
+  struct TreeScratch {
+    std::vector<TreeNodeFactor> nodes;
+    std::vector<char> is_loop;  ///< per joint
+    std::vector<int> local_rows, pos;
+    Eigen::VectorXd x;
+  };
+  // Iterative solver (graph_dual.cpp), warm-started from the last multipliers.
+  detail::IterativeDualSolver iterative_solver;
+  std::vector<double> lambda_warm;
+  std::vector<int> block_begin;
+  Eigen::VectorXd iterative_x;
+  bool iterative_fallback_reported = false;
+  bool solve_iterative(int m, const std::vector<int>& index, const Eigen::VectorXd& rhs,
+                       std::uint64_t pattern, Eigen::VectorXd& sol);
+  detail::TreePlan tree_plan;
+  TreeScratch tree;
+  void update_tree_plan();
+  bool solve_trees(const std::vector<int>& index, const Eigen::VectorXd& rhs, Eigen::VectorXd& sol);
+  void tree_solve(const detail::TreeComponent& comp, Eigen::Ref<Eigen::MatrixXd> v) const;
   /// Bodies held by an active limit during this step (an inelastic impact: implicit Euler
   /// velocities).
   std::vector<char> impact;

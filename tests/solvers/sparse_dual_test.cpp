@@ -1,0 +1,269 @@
+// The CHOLMOD dual solver against a dense LDL^T on random block-sparse systems built like
+// the dual matrix (S = G H^{-1} G^T + compliance, assembled body by body), the reuse of the
+// analysis across calls, and the regularisation of redundant rows.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "solvers/sparse_dual.h"
+
+namespace mabd::detail {
+namespace {
+
+using Triplets = std::vector<Eigen::Triplet<double>>;
+
+struct Side {
+  int body = -1;           ///< -1: the world
+  Eigen::MatrixXd g;       ///< rows x 12
+};
+
+struct Joint {
+  Side a, b;
+  int rows = 3;
+  double compliance = 0;
+};
+
+struct System {
+  int n = 0;
+  Triplets triplets;
+  Eigen::MatrixXd dense;
+  std::vector<int> block_begin;
+};
+
+/// Random bodies (H^{-1} SPD 12 x 12) and joints of 3-6 rows between random pairs (or a body
+/// and the world).
+struct Model {
+  std::vector<Eigen::MatrixXd> hinv;
+  std::vector<Joint> joints;
+};
+
+Model random_model(std::mt19937& rng, int bodies, int joints) {
+  std::uniform_real_distribution<double> u(-1, 1), pos(0, 1);
+  Model m;
+  for (int i = 0; i < bodies; ++i) {
+    const Eigen::MatrixXd q = Eigen::MatrixXd::NullaryExpr(12, 12, [&] { return u(rng); });
+    const double scale = std::pow(10.0, u(rng));  // bodies of different mass
+    m.hinv.push_back(scale * (q * q.transpose() / 12 + 0.2 * Eigen::MatrixXd::Identity(12, 12)));
+  }
+  std::uniform_int_distribution<int> body(0, bodies - 1), rows(3, 6);
+  for (int k = 0; k < joints; ++k) {
+    Joint j;
+    j.rows = rows(rng);
+    j.a.body = body(rng);
+    if (pos(rng) < 0.85) {
+      do j.b.body = body(rng);
+      while (j.b.body == j.a.body);
+    }
+    j.a.g = Eigen::MatrixXd::NullaryExpr(j.rows, 12, [&] { return u(rng); });
+    j.b.g = Eigen::MatrixXd::NullaryExpr(j.rows, 12, [&] { return u(rng); });
+    if (pos(rng) < 0.3) j.compliance = 1e-3 * pos(rng);
+    m.joints.push_back(j);
+  }
+  return m;
+}
+
+/// Assembles the model like World::dual_solve: for each body all pairs of its rows (both
+/// triangles, duplicates across bodies summed), then the compliance diagonal.
+System assemble(const Model& m) {
+  System s;
+  std::vector<int> first;
+  for (const Joint& j : m.joints) {
+    first.push_back(s.n);
+    s.block_begin.push_back(s.n);
+    s.n += j.rows;
+  }
+  s.block_begin.push_back(s.n);
+  s.dense = Eigen::MatrixXd::Zero(s.n, s.n);
+  for (std::size_t i = 0; i < m.hinv.size(); ++i) {
+    std::vector<std::pair<int, const Eigen::MatrixXd*>> inc;  // (first row, G block)
+    for (std::size_t k = 0; k < m.joints.size(); ++k) {
+      const Joint& j = m.joints[k];
+      if (j.a.body == static_cast<int>(i)) inc.push_back({first[k], &j.a.g});
+      if (j.b.body == static_cast<int>(i)) inc.push_back({first[k], &j.b.g});
+    }
+    for (const auto& [r1, g1] : inc) {
+      for (const auto& [r2, g2] : inc) {
+        const Eigen::MatrixXd block = *g1 * m.hinv[i] * g2->transpose();
+        s.dense.block(r1, r2, block.rows(), block.cols()) += block;
+        for (int r = 0; r < block.rows(); ++r)
+          for (int c = 0; c < block.cols(); ++c) s.triplets.emplace_back(r1 + r, r2 + c, block(r, c));
+      }
+    }
+  }
+  for (std::size_t k = 0; k < m.joints.size(); ++k) {
+    for (int r = 0; r < m.joints[k].rows; ++r) {
+      s.triplets.emplace_back(first[k] + r, first[k] + r, m.joints[k].compliance);
+      s.dense(first[k] + r, first[k] + r) += m.joints[k].compliance;
+    }
+  }
+  return s;
+}
+
+Eigen::VectorXd random_vector(std::mt19937& rng, int n) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  return Eigen::VectorXd::NullaryExpr(n, [&] { return u(rng); });
+}
+
+double relative_error(const Eigen::VectorXd& x, const Eigen::VectorXd& ref) {
+  return (x - ref).norm() / ref.norm();
+}
+
+/// Every test runs with both back ends: CHOLMOD (threshold 0) and Eigen (never CHOLMOD).
+class SparseDualBackend : public ::testing::TestWithParam<bool> {
+ protected:
+  SparseDualSolver make_solver() const {
+    SparseDualSolver solver;
+    solver.cholmod_min_rows = GetParam() ? 0 : std::numeric_limits<int>::max();
+    return solver;
+  }
+};
+
+TEST_P(SparseDualBackend, MatchesDenseLDLT) {
+  double worst = 0;
+  for (unsigned seed = 1; seed <= 30; ++seed) {
+    std::mt19937 rng(seed);
+    const int bodies = 2 + static_cast<int>(rng() % 40);
+    const int joints = 1 + static_cast<int>(rng() % bodies);
+    const System s = assemble(random_model(rng, bodies, joints));
+    const Eigen::VectorXd b = random_vector(rng, s.n);
+    const Eigen::VectorXd ref = s.dense.ldlt().solve(b);
+    SparseDualSolver solver = make_solver();
+    Eigen::VectorXd x;
+    ASSERT_TRUE(solver.solve(s.n, s.triplets, b, seed, x)) << "seed " << seed;
+    ASSERT_EQ(x.size(), s.n);
+    EXPECT_FALSE(solver.regularised()) << "seed " << seed;
+    const double err = relative_error(x, ref);
+    EXPECT_LE(err, 1e-10) << "seed " << seed << ", " << s.n << " rows";
+    worst = std::max(worst, err);
+  }
+  std::printf("  worst relative difference to the dense LDL^T: %.2e\n", worst);
+}
+
+TEST_P(SparseDualBackend, ReusesTheAnalysisWhileThePatternIsUnchanged) {
+  std::mt19937 rng(11);
+  Model model = random_model(rng, 30, 45);
+  SparseDualSolver solver = make_solver();
+  Eigen::VectorXd x;
+  for (int call = 0; call < 4; ++call) {
+    // Same joints, new values: scaled bodies and new compliances.
+    for (auto& h : model.hinv) h *= 1.0 + 0.5 * std::abs(random_vector(rng, 1)[0]);
+    for (auto& j : model.joints) j.compliance = j.compliance > 0 ? 1e-3 * std::abs(random_vector(rng, 1)[0]) : 0.0;
+    const System s = assemble(model);
+    const Eigen::VectorXd b = random_vector(rng, s.n);
+    ASSERT_TRUE(solver.solve(s.n, s.triplets, b, 42, x));
+    EXPECT_LE(relative_error(x, s.dense.ldlt().solve(b)), 1e-10) << "call " << call;
+  }
+  EXPECT_EQ(solver.analyses(), 1);
+
+  // The same pattern with the triplets in another order: still right, same structure.
+  System s = assemble(model);
+  std::shuffle(s.triplets.begin(), s.triplets.end(), rng);
+  Eigen::VectorXd b = random_vector(rng, s.n);
+  ASSERT_TRUE(solver.solve(s.n, s.triplets, b, 42, x));
+  EXPECT_LE(relative_error(x, s.dense.ldlt().solve(b)), 1e-10);
+  EXPECT_EQ(solver.analyses(), 1);
+
+  // A new pattern: another joint graph of the same size and one of another size.
+  for (int joints : {45, 60}) {
+    const Model other = random_model(rng, 30, joints);
+    s = assemble(other);
+    b = random_vector(rng, s.n);
+    ASSERT_TRUE(solver.solve(s.n, s.triplets, b, 1000 + joints, x));
+    EXPECT_LE(relative_error(x, s.dense.ldlt().solve(b)), 1e-10) << joints << " joints";
+  }
+  EXPECT_EQ(solver.analyses(), 3);
+
+  // A moved solver keeps working.
+  SparseDualSolver moved = std::move(solver);
+  ASSERT_TRUE(moved.solve(s.n, s.triplets, b, 1060, x));
+  EXPECT_LE(relative_error(x, s.dense.ldlt().solve(b)), 1e-10);
+  EXPECT_EQ(moved.analyses(), 3);
+}
+
+TEST_P(SparseDualBackend, RegularisesRedundantRows) {
+  for (unsigned seed = 1; seed <= 10; ++seed) {
+    std::mt19937 rng(100 + seed);
+    Model model = random_model(rng, 20, 25);
+    for (auto& j : model.joints) j.compliance = 0;
+    // A duplicated joint (identical rows, no compliance): S is singular.
+    const std::size_t k = rng() % model.joints.size();
+    model.joints.push_back(model.joints[k]);
+    const System s = assemble(model);
+    const Eigen::VectorXd b = s.dense * random_vector(rng, s.n);  // consistent
+    SparseDualSolver solver = make_solver();
+    Eigen::VectorXd x;
+    ASSERT_TRUE(solver.solve(s.n, s.triplets, b, 7, x)) << "seed " << seed;
+    EXPECT_TRUE(solver.regularised()) << "seed " << seed;
+    ASSERT_TRUE(x.allFinite());
+    const double residual = (b - s.dense * x).norm() / b.norm();
+    EXPECT_LE(residual, 1e-6) << "seed " << seed;
+    // The duplicated rows share the load.
+    const int ra = s.block_begin[k], rb = s.block_begin[model.joints.size() - 1];
+    const int rows = model.joints[k].rows;
+    EXPECT_LE((x.segment(ra, rows) - x.segment(rb, rows)).norm(), 1e-6 * x.norm()) << "seed " << seed;
+
+    // A regular system afterwards is solved without regularisation.
+    model.joints.pop_back();
+    const System t = assemble(model);
+    const Eigen::VectorXd c = random_vector(rng, t.n);
+    ASSERT_TRUE(solver.solve(t.n, t.triplets, c, 8, x));
+    EXPECT_FALSE(solver.regularised());
+    EXPECT_LE(relative_error(x, t.dense.ldlt().solve(c)), 1e-10);
+  }
+}
+
+TEST_P(SparseDualBackend, EdgeCases) {
+  SparseDualSolver solver = make_solver();
+  Eigen::VectorXd x = Eigen::VectorXd::Ones(3);
+  EXPECT_TRUE(solver.solve(0, {}, Eigen::VectorXd(), 0, x));
+  EXPECT_EQ(x.size(), 0);
+
+  // A 1 x 1 system and a diagonal one.
+  ASSERT_TRUE(solver.solve(1, {{0, 0, 4.0}}, Eigen::VectorXd::Constant(1, 2.0), 1, x));
+  EXPECT_DOUBLE_EQ(x[0], 0.5);
+  Triplets diag = {{0, 0, 1.0}, {1, 1, 2.0}, {1, 1, 2.0}, {2, 2, 8.0}};
+  ASSERT_TRUE(solver.solve(3, diag, Eigen::Vector3d(1, 1, 1), 2, x));
+  EXPECT_NEAR((x - Eigen::Vector3d(1, 0.25, 0.125)).norm(), 0, 1e-15);
+
+  // Non-finite values and indices out of range are failures, not NaN solutions.
+  Triplets bad = {{0, 0, std::numeric_limits<double>::quiet_NaN()}, {1, 1, 1.0}};
+  EXPECT_FALSE(solver.solve(2, bad, Eigen::Vector2d(1, 1), 3, x));
+  Triplets outside = {{0, 0, 1.0}, {2, 2, 1.0}};
+  EXPECT_FALSE(solver.solve(2, outside, Eigen::Vector2d(1, 1), 4, x));
+  // The solver recovers afterwards.
+  ASSERT_TRUE(solver.solve(3, diag, Eigen::Vector3d(1, 1, 1), 2, x));
+  EXPECT_NEAR((x - Eigen::Vector3d(1, 0.25, 0.125)).norm(), 0, 1e-15);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, SparseDualBackend, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Cholmod" : "Eigen";
+                         });
+
+TEST(SparseDualSolver, SwitchesBackEndWithTheThreshold) {
+  std::mt19937 rng(77);
+  const System s = assemble(random_model(rng, 30, 40));
+  const Eigen::VectorXd b = random_vector(rng, s.n);
+  const Eigen::VectorXd ref = s.dense.ldlt().solve(b);
+  SparseDualSolver solver;
+  Eigen::VectorXd x;
+  std::uint64_t pattern = 10;
+  for (int threshold : {0, s.n + 1, s.n, 1 << 30}) {
+    solver.cholmod_min_rows = threshold;  // applies from the next new pattern
+    ASSERT_TRUE(solver.solve(s.n, s.triplets, b, ++pattern, x)) << threshold;
+    EXPECT_LE(relative_error(x, ref), 1e-10) << threshold;
+  }
+  EXPECT_EQ(solver.analyses(), 4);  // each switch needs a new analysis
+  solver.cholmod_min_rows = 0;
+  ASSERT_TRUE(solver.solve(s.n, s.triplets, b, pattern, x));  // same pattern: no switch yet
+  EXPECT_EQ(solver.analyses(), 4);
+}
+
+}  // namespace
+}  // namespace mabd::detail
