@@ -44,7 +44,10 @@ struct ConeLimits {
 };
 
 /// Spring and damper on the joint coordinate (hinge: N m/rad and N m s/rad; prismatic: N/m
-/// and N s/m), towards `rest` (rad or m). Treated implicitly.
+/// and N s/m), towards `rest` (rad or m). Treated implicitly. On a ball joint it is an angular
+/// spring-damper (N m/rad, N m s/rad) on the relative rotation away from the relative
+/// orientation the bodies had when the joint was added (bending and twist alike, e.g. branch
+/// stiffness); `rest` must then be 0.
 struct JointSpring {
   double stiffness = 0;
   double damping = 0;

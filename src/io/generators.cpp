@@ -39,7 +39,7 @@ const std::vector<std::string> kNetFields = {"type",   "name",   "n",         "s
 const std::vector<std::string> kTreeFields = {
     "type",    "name",      "links",     "depth", "branching", "segment", "segments_per_branch",
     "spacing", "root",      "direction", "angle", "seed",      "joint",   "pinned",
-    "attach",  "compliance"};
+    "attach",  "compliance", "spring",    "thicken"};
 
 /// A generated part: the body every copy starts from, plus its extent along its long axis.
 struct Part {
@@ -441,7 +441,21 @@ void generate_tree(Context& ctx) {
   const JointType type = parse_joint_type(node, {"ball", "hinge", "fixed"});
   const bool pinned = node.has("pinned") ? boolean(node.require("pinned")) : true;
   const std::string attach = parse_attach(ctx, pinned);
-  const SceneJoint tmpl = joint_template(type, parse_compliance(node));
+  SceneJoint tmpl = joint_template(type, parse_compliance(node));
+  if (auto n = node.get("spring")) {
+    // Branch stiffness (N m/rad) and damping (N m s/rad) at every joint of the tree.
+    n->check_fields({"stiffness", "damping"});
+    JointSpring spring;
+    if (auto s = n->get("stiffness")) spring.stiffness = s->non_negative();
+    if (auto s = n->get("damping")) spring.damping = s->non_negative();
+    if (type == JointType::Fixed) n->fail("a fixed joint takes no spring");
+    tmpl.def.spring = spring;
+  }
+  const bool thicken = node.has("thicken") ? boolean(node.require("thicken")) : false;
+  if (thicken && segment.def.shape.type != ShapeType::Capsule &&
+      segment.def.shape.type != ShapeType::Cylinder) {
+    node.require("thicken").fail("needs a capsule or cylinder segment (it scales the radius)");
+  }
   Draws draws(static_cast<std::uint32_t>(seed));
 
   // ---- topology: whole levels while they fit, a random part of the next level, and the
@@ -485,6 +499,15 @@ void generate_tree(Context& ctx) {
     }
   }
 
+  // Da Vinci's rule (thicken): a branch carrying n tips has sqrt(n) times the tip radius, so
+  // that it can bear them; its joints' spring stiffness grows with the bending stiffness,
+  // as radius^4 = n^2.
+  std::vector<double> tips(branches.size(), 0.0);
+  for (std::size_t b = branches.size(); b-- > 0;) {
+    if (branches[b].leaf) tips[b] = 1;
+    if (branches[b].parent >= 0) tips[static_cast<std::size_t>(branches[b].parent)] += tips[b];
+  }
+
   // ---- geometry, branch by branch (parents come first).
   struct Placed {
     Vec3 start, dir, bend;
@@ -524,9 +547,17 @@ void generate_tree(Context& ctx) {
     const Quat orientation = align(segment.local_axis, p.dir);
     SceneJoint joint = tmpl;
     joint.def.axis = p.bend;
+    Part part = segment;
+    if (thicken) {
+      part.def.shape.radius *= std::sqrt(tips[b]);
+      if (joint.def.spring) {
+        joint.def.spring->stiffness *= tips[b] * tips[b];
+        joint.def.spring->damping *= tips[b] * tips[b];
+      }
+    }
     for (std::int64_t s = 0; s < branch.segments; ++s) {
       const Vec3 begin = p.start + (spacing * static_cast<double>(s)) * p.dir;
-      add_body(scene, segment, numbered(prefix, count), begin + 0.5 * spacing * p.dir, orientation);
+      add_body(scene, part, numbered(prefix, count), begin + 0.5 * spacing * p.dir, orientation);
       const bool joined = branch.parent >= 0 || s > 0 || pinned;
       if (joined) {
         add_joint(ctx.joints, joint, numbered(joint_prefix, count),

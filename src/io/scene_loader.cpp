@@ -72,7 +72,7 @@ std::string list(const std::vector<std::string>& items) {
 /// Fields a joint type takes besides the common ones (name, type, bodies, anchor, compliance).
 std::vector<std::string> joint_type_fields(JointType type) {
   switch (type) {
-    case JointType::Ball: return {"axis", "cone"};
+    case JointType::Ball: return {"axis", "cone", "spring"};
     case JointType::Hinge:
     case JointType::Prismatic: return {"axis", "limits", "spring", "drive"};
     case JointType::Universal: return {"axes"};

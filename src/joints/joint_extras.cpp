@@ -8,6 +8,8 @@
 //  - drive:  the same with the drive's gains towards its target (position) or towards
 //            theta_n + h v (velocity); zero gains make it rigid; |force| <= max_force.
 // Lc = L for angles (rad -> m) and 1 for slides, so every multiplier is in N.
+// A ball joint's spring: the three rotation-lock rows of a fixed joint made compliant
+// (compliance L^2 / k_eff per row) towards (c/h) bend_n / k_eff.
 // A ball joint's cone limit is C = L (n_a . n_b - cos(swing)) >= 0 on the unit axes
 // n = A n_local / |A n_local|, and its twist
 // limits act on the twist angle about the axis.
@@ -53,6 +55,12 @@ Row soft_row(double theta, double theta_n, const Vec12& ga, const Vec12& gb, dou
 
 }  // namespace
 
+Vec3 ball_bend(const JointModel& j, const Vec12& qa, const Vec12& qb) {
+  std::vector<Row> lock;
+  add_rotation_lock_rows(qa, qb, j.ea, j.eb, j.L, lock);
+  return Vec3(lock[0].c, lock[1].c, lock[2].c) / j.L;
+}
+
 void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
                 std::vector<Row>& out) {
   double theta = 0;
@@ -78,6 +86,19 @@ void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
         r.bound = d.max_force / Lc;
       }
       out.push_back(r);
+    }
+  }
+  if (j.type == JointType::Ball && j.spring &&
+      (j.spring->stiffness > 0 || j.spring->damping > 0)) {
+    const std::size_t first = out.size();
+    add_rotation_lock_rows(qa, qb, j.ea, j.eb, j.L, out);
+    const double k = j.spring->stiffness, c = j.spring->damping;
+    const double k_eff = k + c / h;
+    for (int i = 0; i < 3; ++i) {
+      Row& r = out[first + i];
+      r.c -= j.L * (c / h) * j.bend_prev[i] / k_eff;
+      r.compliance = j.L * j.L / k_eff;
+      r.lever = j.L;
     }
   }
   if (j.type == JointType::Ball && j.cone) {

@@ -33,6 +33,7 @@ struct JointModel {
   // State carried between steps.
   double coord_prev = 0;   ///< joint coordinate at the start of the step (unwrapped)
   double twist_prev = 0;   ///< ball twist angle at the start of the step (unwrapped)
+  Vec3 bend_prev = Vec3::Zero();  ///< ball spring: relative rotation at the start of the step (rad)
   JointWrench wrench;      ///< at the end of the last step (from its multipliers)
 };
 
@@ -42,6 +43,9 @@ void hinge_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vect
 void universal_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
 void prismatic_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
 void fixed_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
+
+/// Ball spring: the relative rotation angles (rad, small-angle, one per rotation lock row).
+Vec3 ball_bend(const JointModel& j, const Vec12& qa, const Vec12& qb);
 
 /// Dispatches to the builder of j.type.
 void type_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);

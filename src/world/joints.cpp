@@ -87,7 +87,13 @@ JointId World::add_joint(const JointDef& def) {
     if (!(def.cone->swing > 0 && def.cone->swing < M_PI)) fail("cone.swing: must be in (0, pi)");
   }
   if (def.spring) {
-    if (!has_coordinate) fail("spring: only hinge and prismatic joints take a spring");
+    if (!has_coordinate && def.type != JointType::Ball) {
+      fail("spring: only hinge, prismatic and ball joints take a spring");
+    }
+    if (def.type == JointType::Ball && def.spring->rest != 0) {
+      fail("spring.rest: a ball joint's spring acts towards the relative orientation at "
+           "creation; rest must be 0");
+    }
     if (!(def.spring->stiffness >= 0) || !(def.spring->damping >= 0) || !std::isfinite(def.spring->rest) ||
         !std::isfinite(def.spring->stiffness) || !std::isfinite(def.spring->damping)) {
       fail("spring: stiffness and damping must be finite and >= 0");
@@ -183,6 +189,7 @@ void World::Impl::update_joint_state() {
       detail::twist_angle(j, qa, qb, j.twist_prev, value, ga, gb);
       j.twist_prev = value;
     }
+    if (j.type == JointType::Ball && j.spring) j.bend_prev = detail::ball_bend(j, qa, qb);
   }
   // Generalised force of the multipliers on the reported body, as a wrench at the anchor.
   std::vector<Vec12> force(joints.size(), Vec12::Zero());

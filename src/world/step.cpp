@@ -131,11 +131,12 @@ void World::Impl::consistent_start() {
   // Only the joints' carried state changes during a step.
   struct JointState {
     double coord, twist;
+    Vec3 bend;
     JointWrench wrench;
   };
   std::vector<JointState> joints0(joints.size());
   for (std::size_t k = 0; k < joints.size(); ++k) {
-    joints0[k] = {joints[k].coord_prev, joints[k].twist_prev, joints[k].wrench};
+    joints0[k] = {joints[k].coord_prev, joints[k].twist_prev, joints[k].bend_prev, joints[k].wrench};
   }
   for (int pass = 0; pass < 4; ++pass) {
     const std::vector<Vec12> a_start = qddot;
@@ -155,6 +156,7 @@ void World::Impl::consistent_start() {
     for (std::size_t k = 0; k < joints.size(); ++k) {
       joints[k].coord_prev = joints0[k].coord;
       joints[k].twist_prev = joints0[k].twist;
+      joints[k].bend_prev = joints0[k].bend;
       joints[k].wrench = joints0[k].wrench;
     }
     time = 0;

@@ -318,6 +318,26 @@ TEST(TreeGenerator, SegmentsJoinEndToEnd) {
   }
 }
 
+TEST(TreeGenerator, ThickenFollowsDaVinciAndScalesTheSpring) {
+  // Trunk + 3 + 9 branches of 2 segments: the trunk carries 9 tips, a first-level branch 3.
+  const std::string capsule_tree =
+      R"([{"type": "tree", "name": "tree", "segment": )" + kCapsule +
+      R"(, "depth": 2, "branching": 3, "segments_per_branch": 2, "thicken": true,
+           "spring": {"stiffness": 2, "damping": 0.1}}])";
+  const Scene scene = parse(with_generators(capsule_tree));
+  ASSERT_EQ(scene.bodies.size(), 26u);
+  EXPECT_NEAR(scene.bodies[0].shape.radius, 0.01 * 3.0, 1e-15);   // trunk: sqrt(9)
+  EXPECT_NEAR(scene.bodies[2].shape.radius, 0.01 * std::sqrt(3.0), 1e-15);
+  EXPECT_NEAR(scene.bodies[25].shape.radius, 0.01, 1e-15);        // a tip branch
+  ASSERT_TRUE(scene.joints[0].def.spring.has_value());
+  EXPECT_NEAR(scene.joints[0].def.spring->stiffness, 2 * 81.0, 1e-12);  // n^2 = radius^4
+  EXPECT_NEAR(scene.joints[25].def.spring->damping, 0.1, 1e-15);
+  EXPECT_NE(parse_error(with_generators(tree(
+                R"("depth": 1, "branching": 2, "segments_per_branch": 2, "thicken": true)")))
+                .find("thicken: needs a capsule or cylinder segment"),
+            std::string::npos);
+}
+
 TEST(TreeGenerator, RunsTwentySteps) {
   const Scene scene = mabd::load_scene(kDataDir + "/small_tree.json");
   EXPECT_EQ(scene.bodies.size(), 60u);
