@@ -14,3 +14,13 @@ for scene in scenes/spinning_cylinder.json scenes/t_handle.json scenes/demo.json
              scenes/pendulum.json scenes/heavy_chain.json; do
   "$build/mabd" bench "$scene"
 done
+echo
+echo "== dual solvers on net-like block graphs (bench/dual_solver_bench) =="
+"$build/bench/dual_solver_bench" --benchmark_format=console
+echo
+echo "== scale: one Newton iteration, h = 0.01 s, 10 steps each (paper Table stats) =="
+steps=${MABD_SCALE_STEPS:-10}
+for scene in chain_1e3 chain_1e4 chain_1e5 chain_1e6 net_10 net_20 net_50 net_100 \
+             tree_willow tree_pear; do
+  "$build/mabd" bench "scenes/$scene.json" --steps "$steps"
+done

@@ -17,12 +17,17 @@ constexpr std::size_t kMaxAutoLoopJoints = 8;
 World::Impl::DualMethod World::Impl::dual_method() {
   if (topology_dirty) {
     update_chains();
-    update_tree_plan();
+    tree_plan_valid = false;
   }
+  // The tree plan is built only when it can be used (it costs memory on large chains).
+  auto tree_method = [&] {
+    if (!tree_plan_valid) update_tree_plan();
+    return DualMethod::Tree;
+  };
   switch (settings.solver) {
     case DualSolverKind::Sparse: return DualMethod::Sparse;
     case DualSolverKind::Iterative: return DualMethod::Iterative;
-    case DualSolverKind::Tree: return DualMethod::Tree;
+    case DualSolverKind::Tree: return tree_method();
     case DualSolverKind::Chain:
       if (!all_chains) {
         throw InvalidArgument("settings.solver: \"chain\" needs every joint component to be a "
@@ -32,6 +37,7 @@ World::Impl::DualMethod World::Impl::dual_method() {
     case DualSolverKind::Auto: break;
   }
   if (all_chains) return DualMethod::Chain;
+  tree_method();
   std::size_t loops = 0;
   for (const auto& comp : tree_plan.components) loops = std::max(loops, comp.loop_joints.size());
   return loops <= kMaxAutoLoopJoints ? DualMethod::Tree : DualMethod::Sparse;

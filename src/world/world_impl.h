@@ -151,6 +151,7 @@ struct World::Impl {
   bool solve_iterative(int m, const std::vector<int>& index, const Eigen::VectorXd& rhs,
                        std::uint64_t pattern, Eigen::VectorXd& sol);
   detail::TreePlan tree_plan;
+  bool tree_plan_valid = false;
   TreeScratch tree;
   void update_tree_plan();
   bool solve_trees(const std::vector<int>& index, const Eigen::VectorXd& rhs, Eigen::VectorXd& sol);
