@@ -49,6 +49,7 @@ int bench_command(const BenchOptions& options) {
   double residual_max = 0.0;
   double joint_residual_max = 0.0;
   double newton_sum = 0.0;
+  double dual_iterations_sum = 0.0, dual_residual_max = 0.0;
   for (std::int64_t i = 0; i < steps; ++i) {
     const auto t0 = Clock::now();
     world.step();
@@ -58,6 +59,8 @@ int bench_command(const BenchOptions& options) {
     residual_max = std::max(residual_max, stats.residual);
     joint_residual_max = std::max(joint_residual_max, stats.joint_residual);
     newton_sum += stats.newton_iterations;
+    dual_iterations_sum += stats.dual_iterations;
+    dual_residual_max = std::max(dual_residual_max, stats.dual_residual);
   }
 
   const StructureCounts structure = structure_counts(world);
@@ -78,6 +81,10 @@ int bench_command(const BenchOptions& options) {
   result["peak_rss_mb"] = peak_rss_mb();
   result["rotation"] = rotation_name(world.settings().rotation);
   result["solver"] = world.last_step().solver;
+  if (std::string(world.last_step().solver) == "iterative") {
+    result["dual_iterations_mean"] = dual_iterations_sum / static_cast<double>(steps);
+    result["dual_residual_max"] = dual_residual_max;
+  }
   result["integrator"] = integrator_name(world.settings().integrator);
   const std::string line =
       result.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";

@@ -282,6 +282,9 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
   }
   geo_Z[i] = Z;
   geo_C[i] = (Mat3::Identity() + K3 * EtZ).inverse() * K3;
+  // Symmetric in exact arithmetic; made symmetric to the bit so that H^{-1} and S are, and
+  // every dual solver (each reads its own triangle of S) returns the same multipliers.
+  geo_C[i] = (0.5 * (geo_C[i] + geo_C[i].transpose())).eval();
   geo[i] = 1;
 }
 

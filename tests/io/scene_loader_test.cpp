@@ -286,7 +286,7 @@ TEST(JointErrors, FieldsOfOtherTypes) {
             "joint takes: name, type, bodies, anchor, compliance)");
   EXPECT_EQ(joint_error(R"({"name": "j", "type": "ball", "limits": {}, )" + common + "}"),
             "inline.json: joints[0] 'j': field 'limits' does not apply to a ball joint (a ball "
-            "joint takes: name, type, bodies, anchor, compliance, axis, cone)");
+            "joint takes: name, type, bodies, anchor, compliance, axis, cone, spring)");
   EXPECT_EQ(joint_error(R"({"name": "j", "type": "hinge", "axis": [0, 1, 0], "cone": {}, )" +
                         common + "}"),
             "inline.json: joints[0] 'j': field 'cone' does not apply to a hinge joint (a hinge "
