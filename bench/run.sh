@@ -3,6 +3,7 @@
 # Usage: bench/run.sh BUILD_DIR
 set -euo pipefail
 build=${1:-build}
+export OMP_NUM_THREADS=1  # single thread (CHOLMOD would use OpenMP)
 cd "$(dirname "$0")/.."
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo
