@@ -63,6 +63,10 @@ class World {
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
+  /// Reserves storage for this many bodies and joints in all (an optimisation for building
+  /// large worlds: no reallocation while adding them).
+  void reserve(std::size_t bodies, std::size_t joints);
+
   /// Validates `def` and adds the body. Throws InvalidArgument naming the body and field.
   BodyId add_body(const BodyDef& def);
 

@@ -40,6 +40,7 @@ int bench_command(const BenchOptions& options) {
   LoadedScene loaded = load_and_build(options.scene, options.overrides);
   World& world = loaded.world;
   const std::int64_t steps = resolve_steps(options.steps, loaded.scene);
+  loaded.scene = Scene{};  // the world is built: the definitions are no longer needed
 
   for (std::int64_t i = 0; i < options.warmup; ++i) world.step();
 

@@ -17,6 +17,7 @@ World build_world(const Scene& scene) {
       io::throw_scene_error(file, "settings", e.what());
     }
   }();
+  world.reserve(scene.bodies.size(), scene.joints.size());
   for (std::size_t i = 0; i < scene.bodies.size(); ++i) {
     const BodyDef& def = scene.bodies[i];
     try {

@@ -54,6 +54,18 @@ World::~World() = default;
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 
+void World::reserve(std::size_t bodies, std::size_t joints) {
+  Impl& w = *impl_;
+  w.bodies.reserve(bodies);
+  w.by_name.reserve(bodies);
+  for (auto* v : {&w.q, &w.qdot, &w.acc, &w.qddot}) v->reserve(bodies);
+  w.force.reserve(bodies);
+  w.torque.reserve(bodies);
+  w.kin_target.reserve(bodies);
+  w.joints.reserve(joints);
+  w.joint_by_name.reserve(joints);
+}
+
 BodyId World::add_body(const BodyDef& def) {
   Impl& w = *impl_;
   const std::string label = body_label(def, w.bodies.size());
