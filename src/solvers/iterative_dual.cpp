@@ -5,16 +5,9 @@
 #include <cmath>
 #include <utility>
 
+#include "solvers/triplet_scatter.h"
+
 namespace mabd::detail {
-
-namespace {
-
-std::uint64_t pack(int row, int col) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(row)) << 32) |
-         static_cast<std::uint32_t>(col);
-}
-
-}  // namespace
 
 bool IterativeDualSolver::build(int n, const std::vector<Eigen::Triplet<double>>& triplets,
                                 const std::vector<int>& block_begin) {
@@ -44,7 +37,7 @@ bool IterativeDualSolver::build(int n, const std::vector<Eigen::Triplet<double>>
     const auto& t = triplets[k];
     const int r = t.row(), c = t.col();
     if (r < 0 || c < 0 || r >= n || c >= n) return false;
-    coord_[k] = pack(r, c);
+    coord_[k] = pack_coordinate(r, c);
     ++start[r + 1];
   }
   for (std::size_t i = 0; i < un; ++i) start[i + 1] += start[i] + 1;
@@ -86,16 +79,7 @@ bool IterativeDualSolver::build(int n, const std::vector<Eigen::Triplet<double>>
 
 bool IterativeDualSolver::fill(const std::vector<Eigen::Triplet<double>>& triplets) {
   std::fill(val_.begin(), val_.end(), 0.0);
-  const std::size_t nt = triplets.size();
-  const std::uint64_t* cached = coord_.data();
-  const int* s = slot_.data();
-  double* v = val_.data();
-  for (std::size_t k = 0; k < nt; ++k) {
-    const auto& t = triplets[k];
-    if (cached[k] != pack(t.row(), t.col())) return false;
-    v[s[k]] += t.value();
-  }
-  return true;
+  return scatter_triplets(triplets, coord_, slot_, val_.data());
 }
 
 namespace {

@@ -7,6 +7,8 @@
 
 #include <Eigen/SparseCholesky>
 
+#include "solvers/triplet_scatter.h"
+
 #if __has_include(<suitesparse/cholmod.h>)
 #include <suitesparse/cholmod.h>
 #else
@@ -14,15 +16,6 @@
 #endif
 
 namespace mabd::detail {
-
-namespace {
-
-std::uint64_t pack(int row, int col) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(row)) << 32) |
-         static_cast<std::uint32_t>(col);
-}
-
-}  // namespace
 
 struct SparseDualSolver::Impl {
   // Upper triangle in CSC (sorted rows, the diagonal always present: it is the last entry of
@@ -99,7 +92,7 @@ bool SparseDualSolver::Impl::build(int size, const std::vector<Eigen::Triplet<do
     const auto& t = triplets[k];
     const int r = t.row(), c = t.col();
     if (r < 0 || c < 0 || r >= size || c >= size) return false;
-    coord[k] = pack(r, c);
+    coord[k] = pack_coordinate(r, c);
     if (r >= c) ++start[r + 1];
   }
   for (std::size_t j = 0; j < un; ++j) start[j + 1] += start[j] + 1;
@@ -155,17 +148,8 @@ bool SparseDualSolver::Impl::build(int size, const std::vector<Eigen::Triplet<do
 }
 
 bool SparseDualSolver::Impl::fill(const std::vector<Eigen::Triplet<double>>& triplets) {
-  double* x = values;
-  std::fill(x, x + colptr[n], 0.0);
-  const std::size_t nt = triplets.size();
-  const std::uint64_t* cached = coord.data();
-  const int* s = slot.data();
-  for (std::size_t k = 0; k < nt; ++k) {
-    const auto& t = triplets[k];
-    if (cached[k] != pack(t.row(), t.col())) return false;
-    if (s[k] >= 0) x[s[k]] += t.value();
-  }
-  return true;
+  std::fill(values, values + colptr[n], 0.0);
+  return scatter_triplets(triplets, coord, slot, values);
 }
 
 bool SparseDualSolver::Impl::analyse() {
