@@ -49,7 +49,7 @@ std::vector<Component> analyse_topology(std::size_t n, const std::vector<char>& 
     out[comp_of[r]].bodies.push_back(i);
   }
   // Per component: joints, joints to the ground, and the degree of every body.
-  std::vector<std::size_t> degree(n, 0), grounded(out.size(), 0);
+  std::vector<std::size_t> degree(n, 0), grounded(out.size(), 0), internal(out.size(), 0);
   for (std::uint32_t j = 0; j < edges.size(); ++j) {
     const Edge& e = edges[j];
     const int body = moving(e.a) ? e.a : e.b;
@@ -59,7 +59,11 @@ std::vector<Component> analyse_topology(std::size_t n, const std::vector<char>& 
     for (int x : {e.a, e.b}) {
       if (moving(x)) ++degree[x];
     }
-    if (!moving(e.a) || !moving(e.b)) ++grounded[c];
+    if (!moving(e.a) || !moving(e.b)) {
+      ++grounded[c];
+    } else {
+      ++internal[c];
+    }
   }
   for (std::size_t c = 0; c < out.size(); ++c) {
     Component& comp = out[c];
@@ -70,7 +74,9 @@ std::vector<Component> analyse_topology(std::size_t n, const std::vector<char>& 
     for (std::uint32_t b : comp.bodies) max_degree = std::max(max_degree, degree[b]);
     if (comp.joints.empty()) {
       comp.kind = Topology::Single;
-    } else if (comp.loops == 0 && max_degree <= 2 && grounded[c] <= 1) {
+    } else if (internal[c] + 1 == comp.bodies.size() && max_degree <= 2) {
+      // The joints form a path (consecutive joints share a body): the dual is
+      // block-tridiagonal even when both ends are pinned (a loop through the ground).
       comp.kind = Topology::Chain;
     } else if (comp.loops == 0) {
       comp.kind = Topology::Tree;

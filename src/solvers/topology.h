@@ -1,7 +1,9 @@
 // Topology analysis of the joint graph (paper sections "Case I" to "Case IV"): connected
 // components of the dynamic bodies, each classified as a chain, a tree, a tree with a few
 // loops, or a general graph. Everything that cannot move (the world, static and kinematic
-// bodies) is one ground node.
+// bodies) is one ground node. A chain is a component whose joints form a path (every body
+// in at most two joints, no cycle between dynamic bodies), pinned at neither, one or both
+// ends: its dual matrix is block-tridiagonal.
 #pragma once
 
 #include <cstdint>

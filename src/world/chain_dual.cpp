@@ -32,6 +32,7 @@ void World::Impl::update_chains() {
     if (comp.kind != detail::Topology::Chain) {
       all_chains = false;
       chains.clear();
+      prepare_ball_chains();
       return;
     }
     // Joints are adjacent when they share a dynamic body; walk the path from an end.
@@ -67,6 +68,7 @@ void World::Impl::update_chains() {
     }
     chains.push_back(std::move(order));
   }
+  prepare_ball_chains();
 }
 
 bool World::Impl::solve_chains(const std::vector<int>& index, const Eigen::VectorXd& rhs,

@@ -27,6 +27,16 @@ std::uint64_t fnv(std::uint64_t h, std::uint64_t v) { return (h ^ v) * 109951162
 }  // namespace
 
 void World::Impl::dual_solve() {
+  closed_form_dual = false;
+  if (dual_method() == DualMethod::Chain && ball_chain.ready && solve_ball_chains()) {
+    closed_form_dual = true;
+    rows.clear();
+    row_joint.clear();
+    stats.solver = "chain";
+    stats.dual_iterations = 0;
+    stats.dual_residual = 0;
+    return;
+  }
   // Rows of every joint at the current iterate (phase 4).
   rows.clear();
   row_joint.clear();

@@ -191,6 +191,15 @@ void World::Impl::update_joint_state() {
     }
     if (j.type == JointType::Ball && j.spring) j.bend_prev = detail::ball_bend(j, qa, qb);
   }
+  if (closed_form_dual) {
+    // Ball joints: the force lambda on body b at the anchor (-lambda when b is the world).
+    for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
+      const Vec3 F(lambda[3 * ji], lambda[3 * ji + 1], lambda[3 * ji + 2]);
+      joints[ji].wrench = JointWrench{joints[ji].b >= 0 ? F : Vec3(-F), Vec3::Zero()};
+    }
+    stats.joint_residual = constraint_residual();
+    return;
+  }
   // Generalised force of the multipliers on the reported body, as a wrench at the anchor.
   std::vector<Vec12> force(joints.size(), Vec12::Zero());
   for (std::size_t r = 0; r < rows.size() && r < lambda.size(); ++r) {

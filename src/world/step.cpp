@@ -71,7 +71,10 @@ void World::Impl::advance() {
   while (iterations < settings.newton_iterations) {
     residual = newton_iteration();
     ++iterations;
-    if (residual <= settings.tolerance && constraint_residual() <= settings.tolerance) break;
+    if (iterations < settings.newton_iterations && residual <= settings.tolerance &&
+        constraint_residual() <= settings.tolerance) {
+      break;
+    }
   }
   // Limits hold to the tolerance: a step that still violates one (its rows are nonlinear in
   // q, linearised once per iteration) takes up to four more iterations.
@@ -96,6 +99,11 @@ double World::Impl::constraint_residual() const {
   double worst = 0;
   std::vector<detail::Row> tmp;
   for (const auto& j : joints) {
+    if (j.type == JointType::Ball) {  // the three point rows, without building them
+      const Vec3 d = detail::point(joint_q(j.a), j.pa) - detail::point(joint_q(j.b), j.pb);
+      worst = std::max(worst, d.lpNorm<Eigen::Infinity>());
+      continue;
+    }
     tmp.clear();
     detail::type_rows(j, joint_q(j.a), joint_q(j.b), tmp);
     for (const auto& r : tmp) worst = std::max(worst, std::abs(r.c));

@@ -128,6 +128,29 @@ struct World::Impl {
   std::vector<std::vector<int>> chain_active;
   detail::BlockTridiagonal chain_system;
   std::vector<Eigen::VectorXd> chain_x;
+  // Chains of plain ball joints (ball_chain_dual.cpp): the chain solver with constant 3x3
+  // dual blocks K = J(p1) Hb^{-1} J(p2)^T per body and anchor pair (DESIGN section 3).
+  struct BallChainLink {
+    std::uint32_t joint = 0;
+    std::int8_t next_side = -1;  ///< side (0 = a, 1 = b) shared with the next joint, -1 at the end
+    std::int8_t prev_side = -1;  ///< side shared with the previous joint, -1 at the start
+    Mat3 Kaa, Kbb;               ///< K(pa, pa) of body a, K(pb, pb) of body b
+    Mat3 Kn;                     ///< signed K(p_k, p_k+1) of the body shared with the next joint
+  };
+  struct BallChains {
+    bool ready = false;
+    std::vector<BallChainLink> links;  ///< every chain's joints in path order, concatenated
+    std::vector<Eigen::LLT<Mat3>> llt;  ///< eliminated pivots D'_k
+    std::vector<Mat3> X;                ///< D'_k^{-1} B_k
+    std::vector<Vec3> b;                ///< eliminated right-hand sides b'_k
+  };
+  BallChains ball_chain;
+  bool closed_form_dual = false;  ///< the last dual solve was solve_ball_chains (no rows)
+  bool ball_chains_apply() const;
+  void prepare_ball_chains();
+  /// Solves the dual of an all-ball-chain world into `lambda` (3 per joint, in joint order)
+  /// and y; false (nothing changed) if a pivot is singular.
+  bool solve_ball_chains();
   // Tree solver (tree_dual.cpp): elimination plan, rebuilt when joints change, and per-node
   // factors kept between steps.
   struct TreeNodeFactor {

@@ -83,6 +83,111 @@ TEST(ChainSolver, MatchesSparseSolverToRoundOff) {
   EXPECT_LT(worst, 1e-9);
 }
 
+// Worlds of several plain ball-joint chains take the closed-form 3x3 blocks of
+// ball_chain_dual.cpp: joint sides in either order, pinned at one, both or no ends, some
+// compliance, heavy end bodies (their pull switches on the geometric-stiffness correction),
+// a kinematic body at one end. Same step as the sparse solver to round-off.
+Built random_ball_chains(unsigned seed, DualSolverKind solver) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  WorldSettings s;
+  s.dt = 1e-2;
+  s.solver = solver;
+  Built b{World(s), {}, {}};
+  const int chains = 1 + static_cast<int>(u(rng) * 3);
+  for (int c = 0; c < chains; ++c) {
+    const int n = 1 + static_cast<int>(u(rng) * 25);
+    const bool pin_start = u(rng) < 0.7, pin_end = u(rng) < 0.3;
+    const bool kinematic_start = !pin_start && u(rng) < 0.3;
+    Vec3 at(0, c * 1.0, 0);
+    std::vector<BodyId> ids;
+    if (kinematic_start) {
+      BodyDef k;
+      k.kind = BodyKind::Kinematic;
+      k.shape.type = ShapeType::Sphere;
+      k.shape.radius = 0.05;
+      k.position = at;
+      k.linear_velocity = Vec3(0.3, 0, 0);
+      b.bodies.push_back(b.world.add_body(k));
+      ids.push_back(b.bodies.back());
+    }
+    for (int i = 0; i < n; ++i) {
+      const double len = 0.05 + 0.2 * u(rng);
+      const bool heavy = i + 1 == n && u(rng) < 0.5;
+      BodyDef d;
+      d.shape.type = ShapeType::Box;
+      d.shape.size = Vec3(len, 0.015 + 0.03 * u(rng), 0.015 + 0.03 * u(rng));
+      d.material = {500 + 3000 * u(rng), 1e8 * (1 + 9 * u(rng)), 0.3};
+      if (heavy) d.mass = 1 + 4 * u(rng);
+      const Vec3 dir = Vec3(1, 0.5 * (u(rng) - 0.5), -u(rng)).normalized();
+      d.orientation = Quat::FromTwoVectors(Vec3::UnitX(), dir);
+      d.position = at + 0.5 * len * dir;
+      // Random velocities are not consistent with the joints: the first step absorbs them as
+      // an impulse; kept small (large ones tear light links next to the heavy end body).
+      d.angular_velocity = 0.4 * Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5);
+      d.linear_velocity = 0.2 * Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5);
+      if (pin_end) {  // a taut chain between two pins cannot follow them at all
+        d.angular_velocity.setZero();
+        d.linear_velocity.setZero();
+      }
+      const BodyId id = b.world.add_body(d);
+      b.bodies.push_back(id);
+      const bool first = ids.empty();
+      if (!first || pin_start) {
+        JointDef j;
+        BodyId prev = first ? BodyId{} : ids.back();
+        BodyId next = id;
+        if (!first && u(rng) < 0.5) std::swap(prev, next);  // either side order
+        j.body_a = prev;
+        j.body_b = next;
+        j.anchor = at;
+        if (u(rng) < 0.2) j.compliance = 1e-6 * u(rng);
+        b.joints.push_back(b.world.add_joint(j));
+      }
+      ids.push_back(id);
+      at += len * dir;
+    }
+    if (pin_end) {
+      JointDef j;
+      j.body_a = ids.back();
+      j.anchor = at;
+      b.joints.push_back(b.world.add_joint(j));
+    }
+  }
+  return b;
+}
+
+TEST(ChainSolver, BallChainsMatchSparseSolverToRoundOff) {
+  double worst_q = 0, worst_f = 0;
+  for (unsigned seed = 1; seed <= 60; ++seed) {
+    Built chain = random_ball_chains(seed, DualSolverKind::Auto);
+    Built sparse = random_ball_chains(seed, DualSolverKind::Sparse);
+    for (int step = 0; step < 5; ++step) {
+      chain.world.step();
+      sparse.world.step();
+      ASSERT_STREQ(chain.world.last_step().solver, "chain") << "seed " << seed;
+    }
+    for (std::size_t i = 0; i < chain.bodies.size(); ++i) {
+      const Vec12 a = chain.world.coordinates(chain.bodies[i]);
+      const Vec12 b = sparse.world.coordinates(sparse.bodies[i]);
+      worst_q = std::max(worst_q, (a - b).norm() / std::max(1.0, b.norm()));
+    }
+    for (std::size_t k = 0; k < chain.joints.size(); ++k) {
+      const JointWrench wa = chain.world.joint_wrench(chain.joints[k]);
+      const JointWrench wb = sparse.world.joint_wrench(sparse.joints[k]);
+      worst_f = std::max(worst_f, (wa.force - wb.force).norm() / std::max(1.0, wb.force.norm()));
+      EXPECT_LE(wa.torque.norm(), 1e-9 * std::max(1.0, wb.force.norm())) << "seed " << seed;
+      EXPECT_LE(wb.torque.norm(), 1e-9 * std::max(1.0, wb.force.norm())) << "seed " << seed;
+    }
+    EXPECT_NEAR(chain.world.last_step().joint_residual, sparse.world.last_step().joint_residual,
+                1e-12) << "seed " << seed;
+  }
+  std::printf("  largest relative difference after 5 steps: q %.3e, joint force %.3e\n", worst_q,
+              worst_f);
+  EXPECT_LT(worst_q, 1e-9);
+  EXPECT_LT(worst_f, 1e-9);
+}
+
 TEST(ChainSolver, ForcingItOnATreeIsAClearError) {
   WorldSettings s;
   s.solver = DualSolverKind::Chain;

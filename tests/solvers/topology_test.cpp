@@ -23,12 +23,21 @@ TEST(Topology, PinnedChainIsAChain) {
   EXPECT_EQ(c[0].loops, 0u);
 }
 
-TEST(Topology, ChainPinnedAtBothEndsHasOneLoop) {
+TEST(Topology, ChainPinnedAtBothEndsIsAChainWithALoopThroughTheGround) {
   std::vector<Edge> e = {{-1, 0}, {0, 1}, {1, 2}, {2, -1}};
   const auto c = analyse(3, e);
   ASSERT_EQ(c.size(), 1u);
-  EXPECT_EQ(c[0].kind, Topology::TreeWithLoops);
+  EXPECT_EQ(c[0].kind, Topology::Chain);  // its joints still form a path
   EXPECT_EQ(c[0].loops, 1u);
+}
+
+TEST(Topology, RingAndMiddlePinAreNotChains) {
+  const auto ring = analyse(3, {{0, 1}, {1, 2}, {2, 0}});
+  ASSERT_EQ(ring.size(), 1u);
+  EXPECT_EQ(ring[0].kind, Topology::TreeWithLoops);
+  const auto pinned_middle = analyse(3, {{0, 1}, {1, 2}, {1, -1}});
+  ASSERT_EQ(pinned_middle.size(), 1u);
+  EXPECT_EQ(pinned_middle[0].kind, Topology::Tree);
 }
 
 TEST(Topology, BranchingIsATreeAndComponentsSeparate) {
