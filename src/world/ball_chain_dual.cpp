@@ -8,7 +8,11 @@
 // solved by block Thomas on 3x3 blocks; then dq_s = y_s - H_s^{-1} G_s^T lambda once per body.
 // The same multipliers as the row-by-row chain solver (chain_dual.cpp), without its per-row
 // H^{-1} G^T vectors: a few 3x3 products per joint and one body solve per body.
+#include <array>
+#include <map>
+
 #include "body/affine.h"
+#include "solvers/chol3.h"
 #include "world/world_impl.h"
 
 namespace mabd {
@@ -38,28 +42,48 @@ void World::Impl::prepare_ball_chains() {
   auto& bc = ball_chain;
   bc.ready = ball_chains_apply();
   bc.links.clear();
+  bc.K.clear();
   if (!bc.ready) return;
   auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
-  // K(p1, p2) = J(p1) Hb^{-1} J(p2)^T of body s.
-  auto constant_block = [&](int s, const Vec3& p1, const Vec3& p2) {
+  // Signed K(p1, p2) = J(p1) Hb^{-1} J(p2)^T of body s, one copy per distinct value (the links
+  // of a generated chain share a handful).
+  std::map<std::array<double, 8>, std::uint32_t> known;
+  auto constant_block = [&](int s, const Vec3& p1, const Vec3& p2, double sign) {
+    const std::array<double, 8> key{double(bodies[s].factor), p1[0], p1[1], p1[2],
+                                    p2[0], p2[1], p2[2], sign};
+    auto it = known.find(key);
+    if (it != known.end()) return it->second;
     Mat3 K;
     const auto& factor = factors[bodies[s].factor];
     for (int c = 0; c < 3; ++c) K.col(c) = detail::point(factor.solve(point_force(p2, Vec3::Unit(c))), p1);
-    return K;
+    const auto id = static_cast<std::uint32_t>(bc.K.size());
+    bc.K.push_back(sign * K);
+    known.emplace(key, id);
+    return id;
   };
   std::size_t total = 0;
   for (const auto& chain : chains) total += chain.size();
   bc.links.resize(total);
+  bc.K.push_back(Mat3::Zero());  // index 0: the world side
   std::size_t at = 0;
   for (const auto& chain : chains) {
     for (std::size_t k = 0; k < chain.size(); ++k, ++at) {
       const auto& j = joints[chain[k]];
       BallChainLink& link = bc.links[at];
       link.joint = chain[k];
-      link.Kaa = dynamic(j.a) ? constant_block(j.a, j.pa, j.pa) : Mat3::Zero();
-      link.Kbb = dynamic(j.b) ? constant_block(j.b, j.pb, j.pb) : Mat3::Zero();
-      link.next_side = -1;
-      link.prev_side = -1;
+      link.a = j.a;
+      link.b = j.b;
+      link.pa = j.pa;
+      link.pb = j.pb;
+      link.compliance = j.compliance;
+      link.kaa = dynamic(j.a) ? constant_block(j.a, j.pa, j.pa, 1.0) : 0;
+      link.kbb = dynamic(j.b) ? constant_block(j.b, j.pb, j.pb, 1.0) : 0;
+      if (k > 0) {
+        // The side shared with the previous joint.
+        const BallChainLink& prev = bc.links[at - 1];
+        const int s = prev.next_side == 0 ? prev.a : prev.b;
+        link.prev_side = j.a == s ? 0 : 1;
+      }
       if (k + 1 < chain.size()) {
         const auto& jn = joints[chain[k + 1]];
         const int s = (dynamic(j.a) && (j.a == jn.a || j.a == jn.b)) ? j.a : j.b;
@@ -68,19 +92,8 @@ void World::Impl::prepare_ball_chains() {
         const Vec3& p1 = link.next_side == 0 ? j.pa : j.pb;
         const Vec3& p2 = next_side == 0 ? jn.pa : jn.pb;
         // Sides a carry +J, sides b -J: the sign of the product.
-        const double sign = link.next_side == next_side ? 1.0 : -1.0;
-        link.Kn = sign * constant_block(s, p1, p2);
+        link.kn = constant_block(s, p1, p2, link.next_side == next_side ? 1.0 : -1.0);
       }
-    }
-  }
-  // The side of each joint shared with the previous joint of its chain.
-  at = 0;
-  for (const auto& chain : chains) {
-    for (std::size_t k = 0; k < chain.size(); ++k, ++at) {
-      if (k == 0) continue;
-      const auto& jp = joints[chain[k - 1]];
-      const int s = bc.links[at - 1].next_side == 0 ? jp.a : jp.b;
-      bc.links[at].prev_side = joints[chain[k]].a == s ? 0 : 1;
     }
   }
 }
@@ -93,14 +106,16 @@ bool World::Impl::solve_ball_chains() {
   bc.b.resize(total);
   lambda.assign(3 * joints.size(), 0.0);
   auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
-  auto side_body = [&](const detail::JointModel& j, int side) { return side == 0 ? j.a : j.b; };
-  auto side_anchor = [&](const detail::JointModel& j, int side) -> const Vec3& {
-    return side == 0 ? j.pa : j.pb;
+  auto side_body = [](const BallChainLink& l, int side) { return side == 0 ? l.a : l.b; };
+  auto side_anchor = [](const BallChainLink& l, int side) -> const Vec3& {
+    return side == 0 ? l.pa : l.pb;
   };
+  const Vec12 world_q = detail::make_q(Mat3::Identity(), Vec3::Zero());
+  auto q_of = [&](int body) -> const Vec12& { return body >= 0 ? q[body] : world_q; };
   // J(p) Z of a body with a geometric-stiffness correction (H^{-1} -= Z C Z^T).
   auto JZ = [&](int s, const Vec3& p) {
     Mat3 out;
-    for (int c = 0; c < 3; ++c) out.col(c) = detail::point(geo_Z[s].col(c), p);
+    for (int c = 0; c < 3; ++c) out.col(c) = detail::point(geo_terms[geo[s]].Z.col(c), p);
     return out;
   };
   // Forward elimination over every chain: D'_k = D_k - B_{k-1}^T X_{k-1},
@@ -108,47 +123,43 @@ bool World::Impl::solve_ball_chains() {
   // pivot has been accepted (the caller falls back to the general solvers otherwise).
   Mat3 B_prev = Mat3::Zero();
   for (std::size_t at = 0; at < total; ++at) {
-    const BallChainLink& link = bc.links[at];
-    const auto& j = joints[link.joint];
+    const BallChainLink& j = bc.links[at];
     Mat3 D = j.compliance * Mat3::Identity();
-    Vec3 rhs = detail::point(joint_q(j.a), j.pa) - detail::point(joint_q(j.b), j.pb);
+    Vec3 rhs = detail::point(q_of(j.a), j.pa) - detail::point(q_of(j.b), j.pb);
     if (dynamic(j.a)) {
       const Mat3& R = rot[j.a];
-      D.noalias() += R * link.Kaa * R.transpose();
+      D.noalias() += R * bc.K[j.kaa] * R.transpose();
       rhs += detail::point(y[j.a], j.pa);
-      if (geo[j.a]) {
+      if (geo[j.a] >= 0) {
         const Mat3 z = JZ(j.a, j.pa);
-        D.noalias() -= z * geo_C[j.a] * z.transpose();
+        D.noalias() -= z * geo_terms[geo[j.a]].C * z.transpose();
       }
     }
     if (dynamic(j.b)) {
       const Mat3& R = rot[j.b];
-      D.noalias() += R * link.Kbb * R.transpose();
+      D.noalias() += R * bc.K[j.kbb] * R.transpose();
       rhs -= detail::point(y[j.b], j.pb);
-      if (geo[j.b]) {
+      if (geo[j.b] >= 0) {
         const Mat3 z = JZ(j.b, j.pb);
-        D.noalias() -= z * geo_C[j.b] * z.transpose();
+        D.noalias() -= z * geo_terms[geo[j.b]].C * z.transpose();
       }
     }
-    if (link.prev_side >= 0) {
+    if (j.prev_side >= 0) {
       D.noalias() -= bc.X[at - 1].transpose() * B_prev;
       rhs.noalias() -= bc.X[at - 1].transpose() * bc.b[at - 1];
     }
     auto& llt = bc.llt[at];
-    llt.compute(D);
-    if (llt.info() != Eigen::Success) return false;
-    const auto diag = llt.matrixLLT().diagonal();
-    if (!(diag.minCoeff() > 1e-7 * diag.maxCoeff())) return false;  // redundant rows
+    if (!llt.compute(D, 1e-7)) return false;  // not positive definite, or redundant rows
     bc.b[at] = rhs;
-    if (link.next_side >= 0) {
+    if (j.next_side >= 0) {
       const BallChainLink& next = bc.links[at + 1];
-      const int s = side_body(j, link.next_side);
+      const int s = side_body(j, j.next_side);
       const Mat3& R = rot[s];
-      B_prev.noalias() = R * link.Kn * R.transpose();
-      if (geo[s]) {
-        const double sign = link.next_side == next.prev_side ? 1.0 : -1.0;
-        B_prev.noalias() -= sign * JZ(s, side_anchor(j, link.next_side)) * geo_C[s] *
-                            JZ(s, side_anchor(joints[next.joint], next.prev_side)).transpose();
+      B_prev.noalias() = R * bc.K[j.kn] * R.transpose();
+      if (geo[s] >= 0) {
+        const double sign = j.next_side == next.prev_side ? 1.0 : -1.0;
+        B_prev.noalias() -= sign * JZ(s, side_anchor(j, j.next_side)) * geo_terms[geo[s]].C *
+                            JZ(s, side_anchor(next, next.prev_side)).transpose();
       }
       bc.X[at] = llt.solve(B_prev);
     }
@@ -158,20 +169,19 @@ bool World::Impl::solve_ball_chains() {
   Vec3 x_next = Vec3::Zero();
   for (std::size_t pos = total; pos-- > 0;) {
     const BallChainLink& link = bc.links[pos];
-    const auto& j = joints[link.joint];
     Vec3 x = bc.llt[pos].solve(bc.b[pos]);
     if (link.next_side >= 0) x.noalias() -= bc.X[pos] * x_next;
     Eigen::Map<Vec3> lambda_k(&lambda[3 * link.joint]);
     lambda_k = x;
     for (int side = 0; side < 2; ++side) {
-      const int s = side_body(j, side);
+      const int s = side_body(link, side);
       if (!dynamic(s) || side == link.prev_side) continue;  // done with the previous joint
       const double sign = side == 0 ? 1.0 : -1.0;
-      Vec12 F = point_force(side_anchor(j, side), sign * x);
+      Vec12 F = point_force(side_anchor(link, side), sign * x);
       if (side == link.next_side) {
         const BallChainLink& next = bc.links[pos + 1];
         const double sn = next.prev_side == 0 ? 1.0 : -1.0;
-        F += point_force(side_anchor(joints[next.joint], next.prev_side), sn * x_next);
+        F += point_force(side_anchor(next, next.prev_side), sn * x_next);
       }
       y[s] -= solve_body(s, F);
     }

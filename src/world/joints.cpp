@@ -181,6 +181,7 @@ void World::Impl::check_joint(JointId id) const {
 void World::Impl::update_joint_state() {
   for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
     auto& j = joints[ji];
+    if (j.type == JointType::Ball && !j.cone && !j.spring) continue;  // no carried state
     const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
     double value;
     Vec12 ga, gb;

@@ -211,9 +211,8 @@ void World::Impl::body_operators() {
   const bool vanilla = settings.integrator == IntegratorMode::Vanilla;
   rot.resize(bodies.size());
   y.resize(bodies.size());
-  geo.assign(bodies.size(), 0);
-  geo_Z.resize(bodies.size());
-  geo_C.resize(bodies.size());
+  geo.assign(bodies.size(), -1);
+  geo_terms.clear();
   if (vanilla) vanilla_inv.resize(bodies.size());
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
@@ -251,7 +250,7 @@ void World::Impl::body_operators() {
 //   (H + E K3 E^T)^{-1} = H^{-1} - Z (I + K3 E^T Z)^{-1} K3 Z^T,  Z = H^{-1} E.
 // K3 is clamped to its positive part (compression would make H indefinite).
 void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P) {
-  geo[i] = 0;
+  geo[i] = -1;
   const Mat3 tau = 0.5 * (P * A.transpose() + A * P.transpose());
   const auto& body = bodies[i];
   // Cheap exit: every eigenvalue of K3 is below 2 |tau|_F.
@@ -288,17 +287,20 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
     for (int k = 0; k < 3; ++k) t += A.col(k).cross(Vec3(Z.col(c).segment<3>(3 * k)));
     EtZ.col(c) = t;
   }
-  geo_Z[i] = Z;
-  geo_C[i] = (Mat3::Identity() + K3 * EtZ).inverse() * K3;
+  Mat3 C = (Mat3::Identity() + K3 * EtZ).inverse() * K3;
   // Symmetric in exact arithmetic; made symmetric to the bit so that H^{-1} and S are, and
   // every dual solver (each reads its own triangle of S) returns the same multipliers.
-  geo_C[i] = (0.5 * (geo_C[i] + geo_C[i].transpose())).eval();
-  geo[i] = 1;
+  C = (0.5 * (C + C.transpose())).eval();
+  geo[i] = static_cast<std::int32_t>(geo_terms.size());
+  geo_terms.push_back({Z, C});
 }
 
 Vec12 World::Impl::solve_body(std::size_t i, const Vec12& v) const {
   Vec12 x = solve_body_base(i, v);
-  if (geo[i]) x -= geo_Z[i] * (geo_C[i] * (geo_Z[i].transpose() * v));
+  if (geo[i] >= 0) {
+    const GeoTerm& g = geo_terms[geo[i]];
+    x -= g.Z * (g.C * (g.Z.transpose() * v));
+  }
   return x;
 }
 

@@ -10,6 +10,7 @@
 #include "body/body_hessian.h"
 #include "joints/joint_model.h"
 #include "solvers/block_thomas.h"
+#include "solvers/chol3.h"
 #include "solvers/iterative_dual.h"
 #include "solvers/sparse_dual.h"
 #include "solvers/tree_plan.h"
@@ -99,10 +100,14 @@ struct World::Impl {
   std::vector<detail::Mat12> vanilla_inv;
   std::vector<Vec12> y;                ///< H^{-1} f of each body
   /// Geometric-stiffness correction of H^{-1} (Woodbury, rank 3 on rotations):
-  /// H_true^{-1} v = H^{-1} v - Z C Z^T v; `geo` marks bodies that have one.
-  std::vector<Eigen::Matrix<double, 12, 3>> geo_Z;
-  std::vector<Mat3> geo_C;
-  std::vector<char> geo;
+  /// H_true^{-1} v = H^{-1} v - Z C Z^T v, for the few bodies that need one: geo[i] is the
+  /// index of body i's term in geo_terms, or -1.
+  struct GeoTerm {
+    Eigen::Matrix<double, 12, 3> Z;
+    Mat3 C;
+  };
+  std::vector<GeoTerm> geo_terms;
+  std::vector<std::int32_t> geo;
   std::vector<detail::Row> rows;       ///< rows of all joints at the current iterate
   std::vector<std::uint32_t> row_joint;
   std::vector<double> lambda;          ///< multipliers of `rows` (N)
@@ -131,16 +136,19 @@ struct World::Impl {
   // Chains of plain ball joints (ball_chain_dual.cpp): the chain solver with constant 3x3
   // dual blocks K = J(p1) Hb^{-1} J(p2)^T per body and anchor pair (DESIGN section 3).
   struct BallChainLink {
+    std::int32_t a = -1, b = -1;  ///< bodies of the joint (-1 world), as in its JointModel
     std::uint32_t joint = 0;
-    std::int8_t next_side = -1;  ///< side (0 = a, 1 = b) shared with the next joint, -1 at the end
-    std::int8_t prev_side = -1;  ///< side shared with the previous joint, -1 at the start
-    Mat3 Kaa, Kbb;               ///< K(pa, pa) of body a, K(pb, pb) of body b
-    Mat3 Kn;                     ///< signed K(p_k, p_k+1) of the body shared with the next joint
+    std::int8_t next_side = -1;   ///< side (0 = a, 1 = b) shared with the next joint, -1 at the end
+    std::int8_t prev_side = -1;   ///< side shared with the previous joint, -1 at the start
+    std::uint32_t kaa = 0, kbb = 0, kn = 0;  ///< K(pa, pa), K(pb, pb), signed K(p_k, p_k+1)
+    Vec3 pa, pb;                  ///< anchors (m, body frames)
+    double compliance = 0;        ///< m/N
   };
   struct BallChains {
     bool ready = false;
     std::vector<BallChainLink> links;  ///< every chain's joints in path order, concatenated
-    std::vector<Eigen::LLT<Mat3>> llt;  ///< eliminated pivots D'_k
+    std::vector<Mat3> K;               ///< distinct constant blocks (identical links share one)
+    std::vector<detail::Chol3> llt;     ///< eliminated pivots D'_k
     std::vector<Mat3> X;                ///< D'_k^{-1} B_k
     std::vector<Vec3> b;                ///< eliminated right-hand sides b'_k
   };
