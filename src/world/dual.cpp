@@ -52,6 +52,12 @@ void World::Impl::dual_solve() {
     row_joint.resize(rows.size(), ji);
   }
   const int n = static_cast<int>(rows.size());
+  row_a.resize(n);
+  row_b.resize(n);
+  for (int r = 0; r < n; ++r) {
+    row_a[r] = joints[row_joint[r]].a;
+    row_b[r] = joints[row_joint[r]].b;
+  }
   joint_row_begin.resize(joints.size() + 1);
   joint_row_begin[joints.size()] = rows.size();
   const DualMethod method = dual_method();
@@ -65,21 +71,20 @@ void World::Impl::dual_solve() {
   rows_of.resize(bodies.size());
   for (auto& list : rows_of) list.clear();
   for (int r = 0; r < n; ++r) {
-    const auto& j = joints[row_joint[r]];
-    if (dynamic(j.a)) {
-      wa[r] = solve_body(j.a, rows[r].ga);
-      rows_of[j.a].push_back(r);
+    if (dynamic(row_a[r])) {
+      wa[r] = solve_body(row_a[r], rows[r].ga);
+      rows_of[row_a[r]].push_back(r);
     }
-    if (dynamic(j.b)) {
-      wb[r] = solve_body(j.b, rows[r].gb);
-      rows_of[j.b].push_back(r);
+    if (dynamic(row_b[r])) {
+      wb[r] = solve_body(row_b[r], rows[r].gb);
+      rows_of[row_b[r]].push_back(r);
     }
   }
   auto g_of = [&](int r, std::size_t body) -> const Vec12& {
-    return joints[row_joint[r]].a == static_cast<int>(body) ? rows[r].ga : rows[r].gb;
+    return row_a[r] == static_cast<int>(body) ? rows[r].ga : rows[r].gb;
   };
   auto w_of = [&](int r, std::size_t body) -> const Vec12& {
-    return joints[row_joint[r]].a == static_cast<int>(body) ? wa[r] : wb[r];
+    return row_a[r] == static_cast<int>(body) ? wa[r] : wb[r];
   };
 
   // Active set: equality and bounded rows start active, limit rows only when violated.
@@ -159,6 +164,7 @@ void World::Impl::dual_solve() {
     bool changed = false;
     for (int r = 0; r < n; ++r) {
       const Row& row = rows[r];
+      if (row.kind == RowKind::Equality) continue;
       const auto& j = joints[row_joint[r]];
       if (row.kind == RowKind::Lower) {
         if (state[r] == State::Active && lambda[r] > 0) {  // pulling: release

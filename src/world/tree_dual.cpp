@@ -9,6 +9,7 @@
 // The same lambda as the general sparse solver, to round-off, in O(K) small dense operations.
 #include <algorithm>
 
+#include "solvers/small_dense.h"
 #include "world/world_impl.h"
 
 namespace mabd {
@@ -44,13 +45,13 @@ void World::Impl::tree_solve(const detail::TreeComponent& comp, Eigen::Ref<Eigen
     const TreeNodeFactor& f = tree.nodes[k];
     if (f.nc == 0) continue;
     auto c = v.middleRows(f.c_off, f.nc);
-    if (f.np > 0) v.middleRows(f.p_off, f.np).noalias() -= f.Z.transpose() * c;
-    f.llt.solveInPlace(c);
+    if (f.np > 0) v.middleRows(f.p_off, f.np).noalias() -= f.Z.transpose().lazyProduct(c);
+    detail::small_cholesky_solve(f.L, c);
   }
   for (std::uint32_t k = comp.node_end; k-- > comp.node_begin;) {
     const TreeNodeFactor& f = tree.nodes[k];
     if (f.nc == 0 || f.np == 0) continue;
-    v.middleRows(f.c_off, f.nc).noalias() -= f.Z * v.middleRows(f.p_off, f.np);
+    v.middleRows(f.c_off, f.nc).noalias() -= f.Z.lazyProduct(v.middleRows(f.p_off, f.np));
   }
 }
 
@@ -59,15 +60,16 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
   sol.resize(rhs.size());
   const auto& plan = tree_plan;
   auto g_of = [&](int r, std::uint32_t body) -> const Vec12& {
-    return joints[row_joint[r]].a == static_cast<int>(body) ? rows[r].ga : rows[r].gb;
+    return row_a[r] == static_cast<int>(body) ? rows[r].ga : rows[r].gb;
   };
   auto w_of = [&](int r, std::uint32_t body) -> const Vec12& {
-    return joints[row_joint[r]].a == static_cast<int>(body) ? wa[r] : wb[r];
+    return row_a[r] == static_cast<int>(body) ? wa[r] : wb[r];
   };
   auto& local = tree.local_rows;  // local position -> row
   auto& pos = tree.pos;           // row -> local position (rows of this component)
   pos.resize(rows.size());
   std::vector<int> cr, pr;
+  std::vector<const Vec12*> gp, wp;  // gradient and H^{-1} G^T of the node's rows
   for (const auto& comp : plan.components) {
     // Local numbering: the child rows of every node in post-order, then the loop rows.
     local.clear();
@@ -97,10 +99,15 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
       const int n = f.nc + f.np;
       Eigen::MatrixXd& K = f.K;
       K.resize(n, n);
-      auto row_at = [&](int i) { return i < f.nc ? cr[i] : pr[i - f.nc]; };
+      gp.resize(n);
+      wp.resize(n);
       for (int i = 0; i < n; ++i) {
-        const Vec12& g = g_of(row_at(i), node.body);
-        for (int l = 0; l <= i; ++l) K(i, l) = K(l, i) = g.dot(w_of(row_at(l), node.body));
+        const int r = i < f.nc ? cr[i] : pr[i - f.nc];
+        gp[i] = &g_of(r, node.body);
+        wp[i] = &w_of(r, node.body);
+      }
+      for (int i = 0; i < n; ++i) {
+        for (int l = 0; l <= i; ++l) K(i, l) = K(l, i) = gp[i]->dot(*wp[l]);
       }
       // Children's messages (or the compliance of joints to the ground).
       int at = 0;
@@ -122,11 +129,12 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
       }
       for (int i = 0; i < f.np; ++i) K(f.nc + i, f.nc + i) += rows[pr[i]].compliance;
       if (f.nc > 0) {
-        f.llt.compute(K.topLeftCorner(f.nc, f.nc));
-        if (f.llt.info() != Eigen::Success) return false;
-        f.Z = f.llt.solve(K.topRightCorner(f.nc, f.np));
+        f.L = K.topLeftCorner(f.nc, f.nc);
+        if (!detail::small_cholesky(f.L)) return false;
+        f.Z = K.topRightCorner(f.nc, f.np);
+        detail::small_cholesky_solve(f.L, f.Z);
         f.msg = K.bottomRightCorner(f.np, f.np);
-        f.msg.noalias() -= K.bottomLeftCorner(f.np, f.nc) * f.Z;
+        f.msg.noalias() -= K.bottomLeftCorner(f.np, f.nc).lazyProduct(f.Z);
       } else {
         f.Z.resize(0, f.np);
         f.msg = K.bottomRightCorner(f.np, f.np);

@@ -110,6 +110,7 @@ struct World::Impl {
   std::vector<std::int32_t> geo;
   std::vector<detail::Row> rows;       ///< rows of all joints at the current iterate
   std::vector<std::uint32_t> row_joint;
+  std::vector<std::int32_t> row_a, row_b;  ///< bodies of each row's joint (-1: the world)
   std::vector<double> lambda;          ///< multipliers of `rows` (N)
   // Dual-solve scratch, kept between steps to avoid reallocations.
   std::vector<Vec12> wa, wb;                   ///< H^{-1} G^T per row and side
@@ -165,7 +166,7 @@ struct World::Impl {
     int c_off = 0, nc = 0;  ///< child rows: local positions [c_off, c_off + nc)
     int p_off = 0, np = 0;  ///< parent rows
     Eigen::MatrixXd K, Z, msg;
-    Eigen::LLT<Eigen::MatrixXd> llt;
+    Eigen::MatrixXd L;  ///< Cholesky factor of the child block K_cc (lower triangle)
   };
   struct TreeScratch {
     std::vector<TreeNodeFactor> nodes;

@@ -1,0 +1,52 @@
+// Cholesky factorisation and solves for the small dense blocks (a few to a few dozen rows) of
+// the tree solver, as plain loops: at these sizes Eigen's blocked kernels (packing, triangular
+// solves with matrix right-hand sides) cost more than the arithmetic.
+#pragma once
+
+#include <cmath>
+
+#include <Eigen/Core>
+
+namespace mabd::detail {
+
+/// Overwrites the lower triangle of the symmetric positive definite n x n matrix A with its
+/// Cholesky factor L (A = L L^T); the strict upper triangle is left alone. Returns false if a
+/// pivot is not positive (A not positive definite).
+inline bool small_cholesky(Eigen::Ref<Eigen::MatrixXd> A) {
+  const Eigen::Index n = A.rows();
+  for (Eigen::Index j = 0; j < n; ++j) {
+    double d = A(j, j);
+    for (Eigen::Index k = 0; k < j; ++k) d -= A(j, k) * A(j, k);
+    if (!(d > 0)) return false;
+    const double ljj = std::sqrt(d);
+    A(j, j) = ljj;
+    const double inv = 1.0 / ljj;
+    for (Eigen::Index i = j + 1; i < n; ++i) {
+      double s = A(i, j);
+      for (Eigen::Index k = 0; k < j; ++k) s -= A(i, k) * A(j, k);
+      A(i, j) = s * inv;
+    }
+  }
+  return true;
+}
+
+/// B <- (L L^T)^{-1} B for the factor L of small_cholesky (lower triangle of L read).
+template <typename Derived>
+inline void small_cholesky_solve(const Eigen::Ref<const Eigen::MatrixXd>& L,
+                                 Eigen::MatrixBase<Derived>& B) {
+  const Eigen::Index n = L.rows();
+  for (Eigen::Index c = 0; c < B.cols(); ++c) {
+    for (Eigen::Index i = 0; i < n; ++i) {  // L y = b
+      double s = B(i, c);
+      for (Eigen::Index k = 0; k < i; ++k) s -= L(i, k) * B(k, c);
+      B(i, c) = s / L(i, i);
+    }
+    for (Eigen::Index i = n; i-- > 0;) {  // L^T x = y
+      double s = B(i, c);
+      for (Eigen::Index k = i + 1; k < n; ++k) s -= L(k, i) * B(k, c);
+      B(i, c) = s / L(i, i);
+    }
+  }
+}
+
+}  // namespace mabd::detail
