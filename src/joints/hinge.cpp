@@ -10,22 +10,22 @@ namespace mabd::detail {
 
 void hinge_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out) {
   add_point_rows(qa, qb, j.pa, j.pb, out);
-  out.push_back(dot_row(qa, qb, j.wa1, j.nb, j.L));
-  out.push_back(dot_row(qa, qb, j.wa2, j.nb, j.L));
+  out.push_back(dot_row(qa, qb, j.ax->wa1, j.ax->nb, j.L));
+  out.push_back(dot_row(qa, qb, j.ax->wa2, j.ax->nb, j.L));
 }
 
 void twist_angle(const JointModel& j, const Vec12& qa, const Vec12& qb, double near, double& value,
                  Vec12& ga, Vec12& gb) {
   {
-    const Vec3 a1 = body_vector(qa, j.wa1), a2 = body_vector(qa, j.wa2);
-    const Vec3 b1 = body_vector(qb, j.wb1);
+    const Vec3 a1 = body_vector(qa, j.ax->wa1), a2 = body_vector(qa, j.ax->wa2);
+    const Vec3 b1 = body_vector(qb, j.ax->wb1);
     const double x = a1.dot(b1), y = a2.dot(b1), r2 = x * x + y * y;
     double theta = std::atan2(y, x);
     theta += 2 * M_PI * std::round((near - theta) / (2 * M_PI));  // unwrap next to `near`
     value = theta;
     // d theta = (x dy - y dx) / (x^2 + y^2)
-    ga = (x * grad_vector(j.wa2, b1) - y * grad_vector(j.wa1, b1)) / r2;
-    gb = (x * grad_vector(j.wb1, a2) - y * grad_vector(j.wb1, a1)) / r2;
+    ga = (x * grad_vector(j.ax->wa2, b1) - y * grad_vector(j.ax->wa1, b1)) / r2;
+    gb = (x * grad_vector(j.ax->wb1, a2) - y * grad_vector(j.ax->wb1, a1)) / r2;
   }
 }
 
@@ -37,10 +37,10 @@ bool joint_coordinate(const JointModel& j, const Vec12& qa, const Vec12& qb, dou
   }
   if (j.type == JointType::Prismatic) {
     // s = (A_a na) . (x_b(pb) - x_a(pa))
-    const Vec3 n = body_vector(qa, j.na);
+    const Vec3 n = body_vector(qa, j.ax->na);
     const Vec3 d = body_point(qb, j.pb) - body_point(qa, j.pa);
     value = n.dot(d);
-    ga = grad_vector(j.na, d) - grad_point(j.pa, n);
+    ga = grad_vector(j.ax->na, d) - grad_point(j.pa, n);
     gb = grad_point(j.pb, n);
     return true;
   }

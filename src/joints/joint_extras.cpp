@@ -57,7 +57,7 @@ Row soft_row(double theta, double theta_n, const Vec12& ga, const Vec12& gb, dou
 
 Vec3 ball_bend(const JointModel& j, const Vec12& qa, const Vec12& qb) {
   std::vector<Row> lock;
-  add_rotation_lock_rows(qa, qb, j.ea, j.eb, j.L, lock);
+  add_rotation_lock_rows(qa, qb, j.ax->ea, j.ax->eb, j.L, lock);
   return Vec3(lock[0].c, lock[1].c, lock[2].c) / j.L;
 }
 
@@ -91,7 +91,7 @@ void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
   if (j.type == JointType::Ball && j.spring &&
       (j.spring->stiffness > 0 || j.spring->damping > 0)) {
     const std::size_t first = out.size();
-    add_rotation_lock_rows(qa, qb, j.ea, j.eb, j.L, out);
+    add_rotation_lock_rows(qa, qb, j.ax->ea, j.ax->eb, j.L, out);
     const double k = j.spring->stiffness, c = j.spring->damping;
     const double k_eff = k + c / h;
     for (int i = 0; i < 3; ++i) {
@@ -103,13 +103,13 @@ void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
   }
   if (j.type == JointType::Ball && j.cone) {
     // Unit axes, so that an elastic stretch of the bodies cannot satisfy the limit.
-    const Vec3 an = body_vector(qa, j.na), bn = body_vector(qb, j.nb);
+    const Vec3 an = body_vector(qa, j.ax->na), bn = body_vector(qb, j.ax->nb);
     const double la = an.norm(), lb = bn.norm();
     const Vec3 ua = an / la, ub = bn / lb;
     Row r;
     r.c = j.L * (ua.dot(ub) - std::cos(j.cone->swing));
-    r.ga = j.L * grad_vector(j.na, (ub - ua * ua.dot(ub)) / la);
-    r.gb = j.L * grad_vector(j.nb, (ua - ub * ub.dot(ua)) / lb);
+    r.ga = j.L * grad_vector(j.ax->na, (ub - ua * ua.dot(ub)) / la);
+    r.gb = j.L * grad_vector(j.ax->nb, (ua - ub * ub.dot(ua)) / lb);
     r.kind = RowKind::Lower;
     r.lever = j.L;
     out.push_back(r);

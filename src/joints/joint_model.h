@@ -2,6 +2,7 @@
 // definition), its extras, and the per-type row builders (one file per joint type).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,18 +12,25 @@
 
 namespace mabd::detail {
 
-struct JointModel {
-  std::string name;
-  JointType type = JointType::Ball;
-  int a = -1, b = -1;   ///< body indices; -1 = the world (q = [I; 0])
-  double L = 1;         ///< length scale of angular rows (m)
-  Vec3 pa, pb;          ///< anchor in a-local / b-local coordinates (m)
+/// Body-local axes of a joint, fixed at its creation.
+struct JointAxes {
   Vec3 na, nb;          ///< joint axis in a-local / b-local coordinates (unit)
   Vec3 wa1, wa2;        ///< a-local unit vectors perpendicular to the axis (right-handed)
   Vec3 wb1;             ///< b-local image of wa1 at the reference configuration
   Vec3 wb2;             ///< b-local image of wa2 at the reference configuration
   Vec3 ea[3], eb[3];    ///< a-local / b-local images of the world frame (rotation locks)
   Vec3 ua, vb;          ///< universal: axes[0] in a-local, axes[1] in b-local
+};
+
+struct JointModel {
+  std::string name;
+  JointType type = JointType::Ball;
+  int a = -1, b = -1;   ///< body indices; -1 = the world (q = [I; 0])
+  double L = 1;         ///< length scale of angular rows (m)
+  Vec3 pa, pb;          ///< anchor in a-local / b-local coordinates (m)
+  /// Body-local axes; null on plain ball joints (no cone limit, no spring), which use none
+  /// (a million-link chain saves 400 bytes per joint).
+  std::shared_ptr<const JointAxes> ax;
   std::optional<JointLimits> limits;
   std::optional<ConeLimits> cone;
   std::optional<JointSpring> spring;

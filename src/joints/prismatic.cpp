@@ -6,9 +6,9 @@
 namespace mabd::detail {
 
 void prismatic_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out) {
-  add_rotation_lock_rows(qa, qb, j.ea, j.eb, j.L, out);
+  add_rotation_lock_rows(qa, qb, j.ax->ea, j.ax->eb, j.L, out);
   const Vec3 d = body_point(qb, j.pb) - body_point(qa, j.pa);
-  for (const Vec3* w : {&j.wa1, &j.wa2}) {
+  for (const Vec3* w : {&j.ax->wa1, &j.ax->wa2}) {
     const Vec3 aw = body_vector(qa, *w);
     Row r;
     r.c = aw.dot(d);

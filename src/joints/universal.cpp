@@ -7,7 +7,7 @@ namespace mabd::detail {
 
 void universal_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out) {
   add_point_rows(qa, qb, j.pa, j.pb, out);
-  out.push_back(dot_row(qa, qb, j.ua, j.vb, j.L));
+  out.push_back(dot_row(qa, qb, j.ax->ua, j.ax->vb, j.L));
 }
 
 }  // namespace mabd::detail

@@ -129,21 +129,25 @@ JointId World::add_joint(const JointDef& def) {
   const Vec3 n = has_axis ? def.axis.normalized() : Vec3::UnitZ();
   Vec3 p1, p2;
   perpendiculars(n, p1, p2);
-  j.na = Ai_a * n;
-  j.nb = Ai_b * n;
-  j.wa1 = Ai_a * p1;
-  j.wa2 = Ai_a * p2;
-  j.wb1 = Ai_b * p1;
-  j.wb2 = Ai_b * p2;
+  detail::JointAxes ax;
+  ax.na = Ai_a * n;
+  ax.nb = Ai_b * n;
+  ax.wa1 = Ai_a * p1;
+  ax.wa2 = Ai_a * p2;
+  ax.wb1 = Ai_b * p1;
+  ax.wb2 = Ai_b * p2;
   for (int i = 0; i < 3; ++i) {
-    j.ea[i] = Ai_a * Vec3::Unit(i);
-    j.eb[i] = Ai_b * Vec3::Unit(i);
+    ax.ea[i] = Ai_a * Vec3::Unit(i);
+    ax.eb[i] = Ai_b * Vec3::Unit(i);
   }
   if (def.type == JointType::Universal) {
     const Vec3 u = def.axes[0].normalized();
     const Vec3 v = (def.axes[1] - u * u.dot(def.axes[1])).normalized();  // made perpendicular
-    j.ua = Ai_a * u;
-    j.vb = Ai_b * v;
+    ax.ua = Ai_a * u;
+    ax.vb = Ai_b * v;
+  }
+  if (def.type != JointType::Ball || def.cone || def.spring) {
+    j.ax = std::make_shared<const detail::JointAxes>(ax);
   }
   // Length scale of angular rows: the larger body's size.
   double L = 0;

@@ -3,6 +3,7 @@
 //   -> kinematic bodies -> state check -> velocities.
 // Implicit Euler as an incremental potential (paper Eq. variation_energy):
 //   E(q) = 1/(2h^2) |q - qhat|^2_{M_A} + E_el(q),  qhat = q^n + h qdot^n + h^2 M_A^{-1} f_ext.
+#include <algorithm>
 #include <chrono>
 
 #include <Eigen/Eigenvalues>
@@ -134,17 +135,25 @@ double World::Impl::limit_violation() const {
 // and add it to the initial acceleration; a relaxed fixed-point iteration.
 void World::Impl::consistent_start() {
   const auto q0 = q, qdot0 = qdot, acc0 = acc;
-  const auto force0 = force, torque0 = torque;
+  // Applied loads are kept only when there are any (a large world saves the copies).
+  auto nonzero = [](const std::vector<Vec3>& v) {
+    return std::any_of(v.begin(), v.end(), [](const Vec3& x) { return !x.isZero(0); });
+  };
+  const bool loads = nonzero(force) || nonzero(torque);
+  const std::vector<Vec3> force0 = loads ? force : std::vector<Vec3>{};
+  const std::vector<Vec3> torque0 = loads ? torque : std::vector<Vec3>{};
   const auto kin0 = kin_target;
-  // Only the joints' carried state changes during a step.
+  // Only the joints' carried state changes during a step (none on plain ball joints).
   struct JointState {
+    std::uint32_t joint;
     double coord, twist;
     Vec3 bend;
     JointWrench wrench;
   };
-  std::vector<JointState> joints0(joints.size());
-  for (std::size_t k = 0; k < joints.size(); ++k) {
-    joints0[k] = {joints[k].coord_prev, joints[k].twist_prev, joints[k].bend_prev, joints[k].wrench};
+  std::vector<JointState> joints0;
+  for (std::uint32_t k = 0; k < joints.size(); ++k) {
+    const auto& j = joints[k];
+    if (j.ax) joints0.push_back({k, j.coord_prev, j.twist_prev, j.bend_prev, j.wrench});
   }
   for (int pass = 0; pass < 4; ++pass) {
     const std::vector<Vec12> a_start = qddot;
@@ -158,14 +167,18 @@ void World::Impl::consistent_start() {
     }
     q = q0;
     qdot = qdot0;
-    force = force0;
-    torque = torque0;
+    if (loads) {
+      force = force0;
+      torque = torque0;
+    }
     kin_target = kin0;
-    for (std::size_t k = 0; k < joints.size(); ++k) {
-      joints[k].coord_prev = joints0[k].coord;
-      joints[k].twist_prev = joints0[k].twist;
-      joints[k].bend_prev = joints0[k].bend;
-      joints[k].wrench = joints0[k].wrench;
+    for (auto& j : joints) j.wrench = JointWrench{};  // no step taken yet
+    for (const JointState& s : joints0) {
+      auto& j = joints[s.joint];
+      j.coord_prev = s.coord;
+      j.twist_prev = s.twist;
+      j.bend_prev = s.bend;
+      j.wrench = s.wrench;
     }
     time = 0;
     steps = 0;
@@ -345,8 +358,8 @@ void World::Impl::move_kinematic() {
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
     if (b.info.kind != BodyKind::Kinematic) continue;
-    if (kin_target[i]) {
-      q[i] = q_from_pose(b, *kin_target[i]);
+    if (auto target = kin_target.find(static_cast<std::uint32_t>(i)); target != kin_target.end()) {
+      q[i] = q_from_pose(b, target->second);
     } else if (b.motion) {
       q[i] = q_from_pose(b, b.motion(t1));
     } else {
@@ -414,8 +427,8 @@ void World::Impl::finish_step() {
     }
     force[i].setZero();
     torque[i].setZero();
-    kin_target[i].reset();
   }
+  kin_target.clear();
   ++steps;
   time = static_cast<double>(steps) * settings.dt;  // no accumulated round-off
 }

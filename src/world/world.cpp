@@ -61,7 +61,6 @@ void World::reserve(std::size_t bodies, std::size_t joints) {
   for (auto* v : {&w.q, &w.qdot, &w.acc, &w.qddot}) v->reserve(bodies);
   w.force.reserve(bodies);
   w.torque.reserve(bodies);
-  w.kin_target.reserve(bodies);
   w.joints.reserve(joints);
   w.joint_by_name.reserve(joints);
 }
@@ -141,7 +140,6 @@ BodyId World::add_body(const BodyDef& def) {
   w.qddot.push_back(w.acc.back());
   w.force.push_back(Vec3::Zero());
   w.torque.push_back(Vec3::Zero());
-  w.kin_target.emplace_back();
   return id;
 }
 

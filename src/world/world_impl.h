@@ -56,7 +56,7 @@ struct World::Impl {
   std::vector<Vec12> acc;    ///< generalized-alpha pseudo-acceleration a
   std::vector<Vec12> qddot;  ///< acceleration d2q/dt2 at the end of the last step
   std::vector<Vec3> force, torque;                 ///< accumulated for the next step
-  std::vector<std::optional<Pose>> kin_target;     ///< kinematic target for the next step
+  std::unordered_map<std::uint32_t, Pose> kin_target;  ///< kinematic targets for the next step
 
   /// Generalized-alpha parameters from the spectral radius rho (Chung-Hulbert).
   struct Alpha {
