@@ -32,7 +32,7 @@ const std::vector<std::string> kGeneratorTypes = {"chain", "net", "tree"};
 const std::vector<std::string> kPartFields = {"shape", "material", "mass"};
 const std::vector<std::string> kChainFields = {
     "type",  "name", "links",  "link",   "start",    "direction", "spacing",
-    "joint", "axis", "pinned", "attach", "end_mass", "compliance"};
+    "joint", "axis", "pinned", "attach", "end_mass", "compliance", "pegs"};
 const std::vector<std::string> kNetFields = {"type",   "name",   "n",         "spacing",
                                              "node",   "edge",   "origin",    "plane",
                                              "pinned", "attach", "compliance"};
@@ -237,28 +237,68 @@ void generate_chain(Context& ctx) {
   const std::string attach = parse_attach(ctx, pinned);
   std::optional<Part> end_mass;
   if (auto n = node.get("end_mass")) end_mass = parse_part(*n, ctx.parsers);
+  // Pegs: every `every`-th link (and the first and last) is static and the links between
+  // two pegs hang as a festoon, laid out as a circular arc leaving the pegs at `angle` (rad)
+  // below the chain direction, sagging towards `down`; released, it swings towards the
+  // catenary.
+  int peg_every = 0;
+  double peg_angle = 0;
+  Vec3 down = -Vec3::UnitZ();
+  if (auto n = node.get("pegs")) {
+    n->check_fields({"every", "angle", "down"});
+    peg_every = n->require("every").integer(2);
+    if (auto a = n->get("angle")) {
+      peg_angle = a->number();
+      if (!(peg_angle >= 0 && peg_angle < 1.5)) a->fail("must be in [0, 1.5) rad");
+    }
+    if (auto d = n->get("down")) down = unit_vector(*d);
+    down -= direction * direction.dot(down);
+    if (down.norm() < 1e-6) n->fail("down: must not be parallel to the chain direction");
+    down.normalize();
+    if (node.has("pinned") && boolean(node.require("pinned"))) {
+      n->fail("the chain hangs from its pegs: pinned must be false or absent");
+    }
+    if (end_mass) n->fail("a pegged chain ends on a peg: remove end_mass");
+  }
+  const bool pin = pinned && peg_every == 0;
   SceneJoint tmpl = joint_template(type, parse_compliance(node));
   tmpl.def.axis = axis;
 
   const std::string prefix = ctx.name + "/";
   const std::string joint_prefix = prefix + "j";
-  const Quat orientation = align(link.local_axis, direction);
   Scene& scene = ctx.scene;
   const std::size_t first = scene.bodies.size();
   scene.bodies.reserve(first + static_cast<std::size_t>(links) + (end_mass ? 1 : 0));
   ctx.joints.reserve(ctx.joints.size() + static_cast<std::size_t>(links) + 1);
+  auto is_peg = [&](int i) { return peg_every > 0 && (i % peg_every == 0 || i + 1 == links); };
+  // Direction of link i: along the chain, or down / up the two halves of a festoon.
+  auto direction_of = [&](int i) -> Vec3 {
+    if (peg_every == 0 || is_peg(i)) return direction;
+    // Festoon links m = 1 .. every - 1 turn evenly from +angle to -angle.
+    const int m = i % peg_every;
+    const double t = (m - 0.5) / (peg_every - 1);
+    const double a = peg_angle * (1 - 2 * t);
+    return std::cos(a) * direction + std::sin(a) * down;
+  };
+  std::vector<Vec3> joint_at;  // the joint positions along the chain (link i starts at joint_at[i])
+  joint_at.reserve(static_cast<std::size_t>(links) + 1);
+  joint_at.push_back(start);
   for (int i = 0; i < links; ++i) {
-    add_body(scene, link, numbered(prefix, i), start + (i + 0.5) * spacing * direction,
-             orientation);
+    const Vec3 d = direction_of(i);
+    add_body(scene, link, numbered(prefix, i), joint_at.back() + 0.5 * spacing * d,
+             align(link.local_axis, d));
+    if (is_peg(i)) scene.bodies.back().kind = BodyKind::Static;
+    joint_at.push_back(joint_at.back() + spacing * d);
   }
-  if (pinned)
+  if (pin)
     add_joint(ctx.joints, tmpl, joint_prefix + "0", attach, scene.bodies[first].name, start);
   for (int i = 1; i < links; ++i) {
+    if (is_peg(i - 1) && is_peg(i)) continue;  // two pegs side by side: nothing moves
     add_joint(ctx.joints, tmpl, numbered(joint_prefix, i), scene.bodies[first + i - 1].name,
-              scene.bodies[first + i].name, start + i * spacing * direction);
+              scene.bodies[first + i].name, joint_at[i]);
   }
   if (end_mass) {
-    const Vec3 tip = start + links * spacing * direction;
+    const Vec3 tip = joint_at.back();
     add_body(scene, *end_mass, prefix + "end", tip + 0.5 * end_mass->length * direction,
              align(end_mass->local_axis, direction));
     SceneJoint ball = joint_template(JointType::Ball, tmpl.def.compliance);

@@ -152,6 +152,54 @@ TEST(ChainGenerator, LinksLieAlongTheDirectionWithAnchorsAtTheirEnds) {
   build_and_run(scene, 0);
 }
 
+TEST(ChainGenerator, PegsHoldFestoonsLaidOutAsArcs) {
+  const Scene scene = parse(with_generators(chain(
+      R"("links": 25, "spacing": 0.1, "direction": [1, 0, 0], "pegs": {"every": 10, "angle": 0.5})")));
+  ASSERT_EQ(scene.bodies.size(), 25u);
+  std::set<int> pegs;
+  for (int i = 0; i < 25; ++i) {
+    if (scene.bodies[static_cast<std::size_t>(i)].kind == mabd::BodyKind::Static) pegs.insert(i);
+  }
+  EXPECT_EQ(pegs, (std::set<int>{0, 10, 20, 24}));
+  ASSERT_EQ(scene.joints.size(), 24u);  // no pin; every neighbour pair joined
+  const auto bodies = by_name(scene);
+  for (const auto& joint : scene.joints) {
+    for (const std::string& name : {joint.body_a, joint.body_b}) {
+      EXPECT_LT(distance_to_end(*bodies.at(name), joint.def.anchor, 0.1), 1e-12) << joint.def.name;
+    }
+  }
+  // Pegs lie along the direction at one height; a festoon is a circular arc, symmetric about
+  // its middle, leaving the first peg 0.5 rad below the horizontal (to half a link's turn).
+  for (int p : {10, 20}) EXPECT_NEAR(scene.bodies[static_cast<std::size_t>(p)].position.z(), 0, 1e-12);
+  const double turn = 1.0 / 9;  // angle step per link: 2 * 0.5 / (10 - 1)
+  const Vec3 first = body_axis(scene.bodies[1]);
+  EXPECT_NEAR(std::atan2(-first.z(), first.x()), 0.5 - 0.5 * turn, 1e-12);
+  for (int m = 1; m <= 9; ++m) {
+    const Vec3 a = body_axis(scene.bodies[static_cast<std::size_t>(m)]);
+    const Vec3 b = body_axis(scene.bodies[static_cast<std::size_t>(10 - m)]);
+    EXPECT_NEAR(a.z(), -b.z(), 1e-12);
+    EXPECT_NEAR(a.x(), b.x(), 1e-12);
+  }
+  mabd::World world = mabd::build_world(scene);
+  const auto components = world.topology();
+  ASSERT_EQ(components.size(), 3u);  // the festoons 1-9, 11-19, 21-23, each fixed at both ends
+  for (const auto& c : components) EXPECT_EQ(c.kind, "chain");
+  build_and_run(scene, 50);
+
+  EXPECT_EQ(parse_error(with_generators(chain(
+                R"("links": 5, "spacing": 0.1, "pinned": true, "pegs": {"every": 2})"))),
+            "gen.json: generators[0] 'rope': pegs: the chain hangs from its pegs: pinned must "
+            "be false or absent");
+  EXPECT_EQ(parse_error(with_generators(
+                chain(R"("links": 5, "spacing": 0.1, "pegs": {"every": 2, "angle": 2})"))),
+            "gen.json: generators[0] 'rope': pegs.angle: must be in [0, 1.5) rad");
+  EXPECT_EQ(parse_error(with_generators(chain(R"("links": 5, "spacing": 0.1, "pegs": {"every": 1})"))),
+            "gen.json: generators[0] 'rope': pegs.every: must be at least 2 (got 1)");
+  EXPECT_EQ(parse_error(with_generators(chain(
+                R"("links": 5, "spacing": 0.1, "pegs": {"every": 2}, "end_mass": )" + kSphere))),
+            "gen.json: generators[0] 'rope': pegs: a pegged chain ends on a peg: remove end_mass");
+}
+
 TEST(ChainGenerator, HingeChainTakesItsAxis) {
   const Scene scene = parse(with_generators(chain(
       R"("links": 4, "spacing": 0.1, "joint": "hinge", "axis": [0, 2, 0], "compliance": 1e-9)")));
