@@ -2,6 +2,7 @@
 // internal failure, 2 bad usage or invalid scene, 3 simulation diverged, 130 interrupted.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <iostream>
@@ -9,6 +10,10 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#ifdef MABD_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 #include "cli/commands.h"
 #include "mabd/error.h"
@@ -179,6 +184,9 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef MABD_HAVE_OPENMP
+  if (!std::getenv("OMP_NUM_THREADS")) omp_set_num_threads(1);
+#endif
   try {
     return run_main(argc, argv);
   } catch (const UsageError& e) {

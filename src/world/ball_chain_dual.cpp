@@ -102,9 +102,10 @@ bool World::Impl::solve_ball_chains() {
   auto& bc = ball_chain;
   const std::size_t total = bc.links.size();
   bc.llt.resize(total);
-  bc.X.resize(total);
-  bc.b.resize(total);
+  // lambda holds the eliminated right-hand sides b'_k until the back substitution overwrites
+  // them with the multipliers (3 per joint, in joint order).
   lambda.assign(3 * joints.size(), 0.0);
+  auto slot = [&](const BallChainLink& l) { return Eigen::Map<Vec3>(&lambda[3 * l.joint]); };
   auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
   auto side_body = [](const BallChainLink& l, int side) { return side == 0 ? l.a : l.b; };
   auto side_anchor = [](const BallChainLink& l, int side) -> const Vec3& {
@@ -118,10 +119,25 @@ bool World::Impl::solve_ball_chains() {
     for (int c = 0; c < 3; ++c) out.col(c) = detail::point(geo_terms[geo[s]].Z.col(c), p);
     return out;
   };
+  // B_k: the coupling of the joint at `at` with the next one through their shared body
+  // (rebuilt in the back substitution rather than stored).
+  auto coupling = [&](std::size_t at) {
+    const BallChainLink& j = bc.links[at];
+    const BallChainLink& next = bc.links[at + 1];
+    const int s = side_body(j, j.next_side);
+    const Mat3& R = rot[s];
+    Mat3 B = R * bc.K[j.kn] * R.transpose();
+    if (geo[s] >= 0) {
+      const double sign = j.next_side == next.prev_side ? 1.0 : -1.0;
+      B.noalias() -= sign * JZ(s, side_anchor(j, j.next_side)) * geo_terms[geo[s]].C *
+                     JZ(s, side_anchor(next, next.prev_side)).transpose();
+    }
+    return B;
+  };
   // Forward elimination over every chain: D'_k = D_k - B_{k-1}^T X_{k-1},
-  // b'_k = b_k - X_{k-1}^T b'_{k-1}, X_k = D'_k^{-1} B_k. Nothing is changed before every
-  // pivot has been accepted (the caller falls back to the general solvers otherwise).
-  Mat3 B_prev = Mat3::Zero();
+  // b'_k = b_k - X_{k-1}^T b'_{k-1}, X_k = D'_k^{-1} B_k. Nothing but lambda is changed before
+  // every pivot has been accepted (the caller falls back to the general solvers otherwise).
+  Mat3 B_prev = Mat3::Zero(), X_prev = Mat3::Zero();
   for (std::size_t at = 0; at < total; ++at) {
     const BallChainLink& j = bc.links[at];
     Mat3 D = j.compliance * Mat3::Identity();
@@ -145,33 +161,26 @@ bool World::Impl::solve_ball_chains() {
       }
     }
     if (j.prev_side >= 0) {
-      D.noalias() -= bc.X[at - 1].transpose() * B_prev;
-      rhs.noalias() -= bc.X[at - 1].transpose() * bc.b[at - 1];
+      D.noalias() -= X_prev.transpose() * B_prev;
+      rhs.noalias() -= X_prev.transpose() * slot(bc.links[at - 1]);
     }
     auto& llt = bc.llt[at];
     if (!llt.compute(D, 1e-7)) return false;  // not positive definite, or redundant rows
-    bc.b[at] = rhs;
+    slot(j) = rhs;
     if (j.next_side >= 0) {
-      const BallChainLink& next = bc.links[at + 1];
-      const int s = side_body(j, j.next_side);
-      const Mat3& R = rot[s];
-      B_prev.noalias() = R * bc.K[j.kn] * R.transpose();
-      if (geo[s] >= 0) {
-        const double sign = j.next_side == next.prev_side ? 1.0 : -1.0;
-        B_prev.noalias() -= sign * JZ(s, side_anchor(j, j.next_side)) * geo_terms[geo[s]].C *
-                            JZ(s, side_anchor(next, next.prev_side)).transpose();
-      }
-      bc.X[at] = llt.solve(B_prev);
+      B_prev = coupling(at);
+      X_prev = llt.solve(B_prev);
     }
   }
-  // Back substitution x_k = D'_k^{-1} b'_k - X_k x_{k+1}, and the increment of each body once
-  // all its joints are known: dq = y - H^{-1} G^T lambda.
+  // Back substitution x_k = D'_k^{-1} (b'_k - B_k x_{k+1}), and the increment of each body
+  // once all its joints are known: dq = y - H^{-1} G^T lambda.
   Vec3 x_next = Vec3::Zero();
   for (std::size_t pos = total; pos-- > 0;) {
     const BallChainLink& link = bc.links[pos];
-    Vec3 x = bc.llt[pos].solve(bc.b[pos]);
-    if (link.next_side >= 0) x.noalias() -= bc.X[pos] * x_next;
-    Eigen::Map<Vec3> lambda_k(&lambda[3 * link.joint]);
+    auto lambda_k = slot(link);
+    Vec3 r = lambda_k;
+    if (link.next_side >= 0) r.noalias() -= coupling(pos) * x_next;
+    const Vec3 x = bc.llt[pos].solve(r);
     lambda_k = x;
     for (int side = 0; side < 2; ++side) {
       const int s = side_body(link, side);

@@ -162,7 +162,7 @@ void World::Impl::consistent_start() {
       if (!bodies[i].dynamic()) continue;
       const Vec3 w1 = detail::twist_of(q[i], qdot[i]).angular;
       const Vec12 joint_part =
-          qddot[i] - detail::rigid_acceleration(q[i], bodies[i].sigma, w1, minv_fext[i].tail<3>());
+          qddot[i] - detail::rigid_acceleration(q[i], bodies[i].sigma, w1, minv_fext(i).tail<3>());
       acc[i] = qddot[i] = 0.5 * (a_start[i] + acc0[i] + joint_part);
     }
     q = q0;
@@ -196,15 +196,20 @@ void World::Impl::predict() {
   const Alpha p = alpha();
   d_hat.resize(q.size());
   u.resize(q.size());
-  minv_fext.resize(q.size());
+  loaded.assign(q.size(), -1);
+  loaded_minv_fext.clear();
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
     if (!b.dynamic()) continue;
-    const Vec12 f_ext = detail::wrench_force(q[i], torque[i], force[i]);
-    Vec12 minv_f;
-    for (int k = 0; k < 3; ++k) minv_f.segment<3>(3 * k) = f_ext.segment<3>(3 * k) / b.sigma[k];
-    minv_f.tail<3>() = f_ext.tail<3>() / b.mass + settings.gravity;
-    minv_fext[i] = minv_f;
+    Vec12 minv_f = Vec12::Zero();
+    minv_f.tail<3>() = settings.gravity;
+    if (!force[i].isZero(0) || !torque[i].isZero(0)) {
+      const Vec12 f_ext = detail::wrench_force(q[i], torque[i], force[i]);
+      for (int k = 0; k < 3; ++k) minv_f.segment<3>(3 * k) = f_ext.segment<3>(3 * k) / b.sigma[k];
+      minv_f.tail<3>() += f_ext.tail<3>() / b.mass;
+      loaded[i] = static_cast<std::int32_t>(loaded_minv_fext.size());
+      loaded_minv_fext.push_back(minv_f);
+    }
     d_hat[i] = h * qdot[i] + bh2 * minv_f;
     if (!euler) {
       d_hat[i] += h * h * (0.5 - p.beta) * acc[i] +
@@ -414,10 +419,10 @@ void World::Impl::finish_step() {
     if (b.dynamic() && (euler || impacted)) {
       // After an impact the acceleration memory restarts from the free acceleration.
       const Vec12 v_new = u[i] / h;
-      qddot[i] = acc[i] = euler ? Vec12((v_new - qdot[i]) / h) : minv_fext[i];
+      qddot[i] = acc[i] = euler ? Vec12((v_new - qdot[i]) / h) : minv_fext(i);
       qdot[i] = v_new;
     } else if (b.dynamic()) {
-      const Vec12 qdd_new = (u[i] - d_hat[i]) / bh2 + minv_fext[i];
+      const Vec12 qdd_new = (u[i] - d_hat[i]) / bh2 + minv_fext(i);
       const Vec12 a_new = ((1 - p.af) * qdd_new + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
       qdot[i] += h * ((1 - p.gamma) * acc[i] + p.gamma * a_new);
       acc[i] = a_new;

@@ -92,7 +92,16 @@ struct World::Impl {
   std::vector<Vec12> q_prev;
   std::vector<Vec12> d_hat;  ///< qhat - q^n
   std::vector<Vec12> u;      ///< q - q^n
-  std::vector<Vec12> minv_fext;  ///< M_A^{-1} f_ext of the step (gravity included)
+  /// M_A^{-1} f_ext of the step (gravity included): gravity alone for unloaded bodies,
+  /// loaded[i] >= 0 indexes loaded_minv_fext for the others.
+  std::vector<std::int32_t> loaded;
+  std::vector<Vec12> loaded_minv_fext;
+  Vec12 minv_fext(std::size_t i) const {
+    if (loaded[i] >= 0) return loaded_minv_fext[loaded[i]];
+    Vec12 g = Vec12::Zero();
+    g.tail<3>() = settings.gravity;
+    return g;
+  }
 
   // Per-iteration body operators: H_i^{-1} v = D(R) Hb^{-1} D(R)^T v (or Alg. 1, or the
   // vanilla dense inverse).
@@ -150,8 +159,6 @@ struct World::Impl {
     std::vector<BallChainLink> links;  ///< every chain's joints in path order, concatenated
     std::vector<Mat3> K;               ///< distinct constant blocks (identical links share one)
     std::vector<detail::Chol3> llt;     ///< eliminated pivots D'_k
-    std::vector<Mat3> X;                ///< D'_k^{-1} B_k
-    std::vector<Vec3> b;                ///< eliminated right-hand sides b'_k
   };
   BallChains ball_chain;
   bool closed_form_dual = false;  ///< the last dual solve was solve_ball_chains (no rows)
