@@ -88,16 +88,20 @@ void World::Impl::dual_solve() {
   };
 
   // Active set: equality and bounded rows start active, limit rows only when violated.
-  enum class State { Active, Inactive, Saturated };
-  std::vector<State> state(n, State::Active);
+  // Scratch kept between solves (fresh large allocations cost page faults every step).
+  using State = DualRowState;
+  auto& state = dual_scratch.state;
+  state.assign(n, State::Active);
   for (int r = 0; r < n; ++r) {
     if (rows[r].kind == RowKind::Lower && rows[r].c >= 0) state[r] = State::Inactive;
   }
   if (method == DualMethod::Iterative) lambda_warm = lambda;  // the last solve's multipliers
   lambda.assign(n, 0.0);
-  std::vector<Vec12> y0 = y;  // H^{-1} (f - forces of saturated drives)
-  std::vector<int> index(n);
-  Eigen::VectorXd sol;
+  auto& y0 = dual_scratch.y0;  // H^{-1} (f - forces of saturated drives)
+  y0 = y;
+  auto& index = dual_scratch.index;
+  index.resize(n);
+  Eigen::VectorXd& sol = dual_scratch.sol;
   for (int pass = 0; pass < 6; ++pass) {
     int m = 0;
     std::uint64_t pattern = 1469598103934665603ull;
@@ -105,7 +109,8 @@ void World::Impl::dual_solve() {
       index[r] = state[r] == State::Active ? m++ : -1;
       if (index[r] >= 0) pattern = fnv(pattern, r);
     }
-    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(m);
+    Eigen::VectorXd& rhs = dual_scratch.rhs;
+    rhs.setZero(m);
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       for (int r1 : rows_of[i]) {
         if (index[r1] >= 0) rhs[index[r1]] += g_of(r1, i).dot(y0[i]);

@@ -125,6 +125,14 @@ struct World::Impl {
   std::vector<Vec12> wa, wb;                   ///< H^{-1} G^T per row and side
   std::vector<std::vector<int>> rows_of;       ///< rows touching each body
   std::vector<Eigen::Triplet<double>> trip;
+  enum class DualRowState { Active, Inactive, Saturated };
+  struct DualScratch {
+    std::vector<DualRowState> state;
+    std::vector<Vec12> y0;
+    std::vector<int> index;
+    Eigen::VectorXd sol, rhs;
+  };
+  DualScratch dual_scratch;
   std::vector<std::size_t> joint_row_begin;    ///< first row of each joint in `rows`
   // Chain solver: joints of every chain component in path order, rebuilt when joints change.
   bool topology_dirty = true;
