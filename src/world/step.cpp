@@ -62,7 +62,7 @@ void World::step() {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-void World::Impl::advance() {
+void World::Impl::advance(bool trial) {
   q_prev = q;
   impact.assign(bodies.size(), 0);
   predict();
@@ -89,6 +89,7 @@ void World::Impl::advance() {
     q = q_prev;  // leave the world at the last valid step
     throw;
   }
+  if (trial) return;
   finish_step();
   update_joint_state();
   stats.newton_iterations = iterations;
@@ -134,54 +135,32 @@ double World::Impl::limit_violation() const {
 // end-of-step acceleration that the free rigid motion does not explain (the joint forces)
 // and add it to the initial acceleration; a relaxed fixed-point iteration.
 void World::Impl::consistent_start() {
-  const auto q0 = q, qdot0 = qdot, acc0 = acc;
-  // Applied loads are kept only when there are any (a large world saves the copies).
-  auto nonzero = [](const std::vector<Vec3>& v) {
-    return std::any_of(v.begin(), v.end(), [](const Vec3& x) { return !x.isZero(0); });
-  };
-  const bool loads = nonzero(force) || nonzero(torque);
-  const std::vector<Vec3> force0 = loads ? force : std::vector<Vec3>{};
-  const std::vector<Vec3> torque0 = loads ? torque : std::vector<Vec3>{};
-  const auto kin0 = kin_target;
-  // Only the joints' carried state changes during a step (none on plain ball joints).
-  struct JointState {
-    std::uint32_t joint;
-    double coord, twist;
-    Vec3 bend;
-    JointWrench wrench;
-  };
-  std::vector<JointState> joints0;
-  for (std::uint32_t k = 0; k < joints.size(); ++k) {
-    const auto& j = joints[k];
-    if (j.ax) joints0.push_back({k, j.coord_prev, j.twist_prev, j.bend_prev, j.wrench});
-  }
+  // Trial steps change only q, the step scratch and qddot (advance(true) skips finish_step):
+  // velocities, loads, targets and joint state need no copies; q^n comes back from q_prev.
+  const std::vector<Vec12> acc0 = acc;  // equal to qddot before the first step
+  const double h = settings.dt, bh2 = beta_h2();
+  const Alpha p = alpha();
   for (int pass = 0; pass < 4; ++pass) {
-    const std::vector<Vec12> a_start = qddot;
-    advance();
+    advance(/*trial=*/true);
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       if (!bodies[i].dynamic()) continue;
-      const Vec3 w1 = detail::twist_of(q[i], qdot[i]).angular;
+      // End-of-step acceleration and velocity as finish_step would set them.
+      Vec12 qdd_new, v_new;
+      if (impact[i]) {
+        qdd_new = minv_fext(i);
+        v_new = u[i] / h;
+      } else {
+        qdd_new = (u[i] - d_hat[i]) / bh2 + minv_fext(i);
+        const Vec12 a_new = ((1 - p.af) * qdd_new + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
+        v_new = qdot[i] + h * ((1 - p.gamma) * acc[i] + p.gamma * a_new);
+      }
+      const Vec3 w1 = detail::twist_of(q[i], v_new).angular;
       const Vec12 joint_part =
-          qddot[i] - detail::rigid_acceleration(q[i], bodies[i].sigma, w1, minv_fext(i).tail<3>());
-      acc[i] = qddot[i] = 0.5 * (a_start[i] + acc0[i] + joint_part);
+          qdd_new - detail::rigid_acceleration(q[i], bodies[i].sigma, w1, minv_fext(i).tail<3>());
+      // acc = qddot at the start of every pass (the relaxed fixed point below).
+      acc[i] = qddot[i] = 0.5 * (acc[i] + acc0[i] + joint_part);
     }
-    q = q0;
-    qdot = qdot0;
-    if (loads) {
-      force = force0;
-      torque = torque0;
-    }
-    kin_target = kin0;
-    for (auto& j : joints) j.wrench = JointWrench{};  // no step taken yet
-    for (const JointState& s : joints0) {
-      auto& j = joints[s.joint];
-      j.coord_prev = s.coord;
-      j.twist_prev = s.twist;
-      j.bend_prev = s.bend;
-      j.wrench = s.wrench;
-    }
-    time = 0;
-    steps = 0;
+    std::swap(q, q_prev);  // back to q^n
   }
 }
 

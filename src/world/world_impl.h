@@ -212,7 +212,9 @@ struct World::Impl {
   Vec12 solve_body(std::size_t i, const Vec12& v) const;       ///< H_i^{-1} v
   Vec12 solve_body_base(std::size_t i, const Vec12& v) const;  ///< without geometric term
   Vec12 joint_q(int body) const;  ///< q of a joint side; the world is [I; 0]
-  void advance();            ///< one step without timing
+  /// One step without timing. A trial step (consistent_start) stops before finish_step: q
+  /// holds the end of the step, q_prev the start, u / d_hat / impact its scratch.
+  void advance(bool trial = false);
   double limit_violation() const;
   double constraint_residual() const;
   void consistent_start();   ///< initial accelerations of jointed systems
