@@ -67,13 +67,13 @@ void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
   Vec12 ga, gb;
   if (joint_coordinate(j, qa, qb, j.coord_prev, theta, ga, gb)) {
     const double Lc = j.type == JointType::Hinge ? j.L : 1.0;
-    if (j.limits) add_range(theta, ga, gb, Lc, j.limits->lower, j.limits->upper, out);
-    if (j.spring && (j.spring->stiffness > 0 || j.spring->damping > 0)) {
-      out.push_back(soft_row(theta, j.coord_prev, ga, gb, Lc, j.spring->stiffness,
-                             j.spring->damping, j.spring->rest, h));
+    if (j.extras().limits) add_range(theta, ga, gb, Lc, j.extras().limits->lower, j.extras().limits->upper, out);
+    if (j.extras().spring && (j.extras().spring->stiffness > 0 || j.extras().spring->damping > 0)) {
+      out.push_back(soft_row(theta, j.coord_prev, ga, gb, Lc, j.extras().spring->stiffness,
+                             j.extras().spring->damping, j.extras().spring->rest, h));
     }
-    if (j.drive) {
-      const JointDrive& d = *j.drive;
+    if (j.extras().drive) {
+      const JointDrive& d = *j.extras().drive;
       Row r = d.mode == DriveMode::Position
                   ? soft_row(theta, j.coord_prev, ga, gb, Lc, d.stiffness, d.damping, d.target, h)
                   : soft_row(theta, j.coord_prev + h * d.target, ga, gb, Lc, 0, d.damping,
@@ -88,11 +88,11 @@ void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
       out.push_back(r);
     }
   }
-  if (j.type == JointType::Ball && j.spring &&
-      (j.spring->stiffness > 0 || j.spring->damping > 0)) {
+  if (j.type == JointType::Ball && j.extras().spring &&
+      (j.extras().spring->stiffness > 0 || j.extras().spring->damping > 0)) {
     const std::size_t first = out.size();
     add_rotation_lock_rows(qa, qb, j.ax->ea, j.ax->eb, j.L, out);
-    const double k = j.spring->stiffness, c = j.spring->damping;
+    const double k = j.extras().spring->stiffness, c = j.extras().spring->damping;
     const double k_eff = k + c / h;
     for (int i = 0; i < 3; ++i) {
       Row& r = out[first + i];
@@ -101,21 +101,21 @@ void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
       r.lever = j.L;
     }
   }
-  if (j.type == JointType::Ball && j.cone) {
+  if (j.type == JointType::Ball && j.extras().cone) {
     // Unit axes, so that an elastic stretch of the bodies cannot satisfy the limit.
     const Vec3 an = body_vector(qa, j.ax->na), bn = body_vector(qb, j.ax->nb);
     const double la = an.norm(), lb = bn.norm();
     const Vec3 ua = an / la, ub = bn / lb;
     Row r;
-    r.c = j.L * (ua.dot(ub) - std::cos(j.cone->swing));
+    r.c = j.L * (ua.dot(ub) - std::cos(j.extras().cone->swing));
     r.ga = j.L * grad_vector(j.ax->na, (ub - ua * ua.dot(ub)) / la);
     r.gb = j.L * grad_vector(j.ax->nb, (ua - ub * ub.dot(ua)) / lb);
     r.kind = RowKind::Lower;
     r.lever = j.L;
     out.push_back(r);
-    if (j.cone->twist_lower || j.cone->twist_upper) {
+    if (j.extras().cone->twist_lower || j.extras().cone->twist_upper) {
       twist_angle(j, qa, qb, j.twist_prev, theta, ga, gb);
-      add_range(theta, ga, gb, j.L, j.cone->twist_lower, j.cone->twist_upper, out);
+      add_range(theta, ga, gb, j.L, j.extras().cone->twist_lower, j.extras().cone->twist_upper, out);
     }
   }
 }

@@ -22,6 +22,14 @@ struct JointAxes {
   Vec3 ua, vb;          ///< universal: axes[0] in a-local, axes[1] in b-local
 };
 
+/// Optional extras of a joint, fixed at its creation.
+struct JointExtras {
+  std::optional<JointLimits> limits;
+  std::optional<ConeLimits> cone;
+  std::optional<JointSpring> spring;
+  std::optional<JointDrive> drive;
+};
+
 struct JointModel {
   std::string name;
   JointType type = JointType::Ball;
@@ -31,10 +39,12 @@ struct JointModel {
   /// Body-local axes; null on plain ball joints (no cone limit, no spring), which use none
   /// (a million-link chain saves 400 bytes per joint).
   std::shared_ptr<const JointAxes> ax;
-  std::optional<JointLimits> limits;
-  std::optional<ConeLimits> cone;
-  std::optional<JointSpring> spring;
-  std::optional<JointDrive> drive;
+  /// Limits, spring and drive; null when the joint has none (extras() reads them).
+  std::shared_ptr<const JointExtras> ex;
+  const JointExtras& extras() const {
+    static const JointExtras kNone;
+    return ex ? *ex : kNone;
+  }
   double compliance = 0;
   int base_rows = 0;    ///< rows of the joint type itself
 

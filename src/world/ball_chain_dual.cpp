@@ -33,7 +33,7 @@ bool World::Impl::ball_chains_apply() const {
   if (settings.integrator == IntegratorMode::Vanilla) return false;
   if (settings.rotation != RotationMode::Polar) return false;
   for (const auto& j : joints) {
-    if (j.type != JointType::Ball || j.limits || j.cone || j.spring || j.drive) return false;
+    if (j.type != JointType::Ball || j.extras().limits || j.extras().cone || j.extras().spring || j.extras().drive) return false;
   }
   return true;
 }

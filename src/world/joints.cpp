@@ -115,10 +115,10 @@ JointId World::add_joint(const JointDef& def) {
   j.type = def.type;
   j.a = a;
   j.b = b;
-  j.limits = def.limits;
-  j.cone = def.cone;
-  j.spring = def.spring;
-  j.drive = def.drive;
+  if (def.limits || def.cone || def.spring || def.drive) {
+    j.ex = std::make_shared<const detail::JointExtras>(
+        detail::JointExtras{def.limits, def.cone, def.spring, def.drive});
+  }
   j.compliance = def.compliance;
   j.base_rows = rows_of_type(def.type);
   // Body-local quantities from the current configuration x = A xb + t.
@@ -185,16 +185,16 @@ void World::Impl::check_joint(JointId id) const {
 void World::Impl::update_joint_state() {
   for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
     auto& j = joints[ji];
-    if (j.type == JointType::Ball && !j.cone && !j.spring) continue;  // no carried state
+    if (j.type == JointType::Ball && !j.extras().cone && !j.extras().spring) continue;  // no carried state
     const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
     double value;
     Vec12 ga, gb;
     if (detail::joint_coordinate(j, qa, qb, j.coord_prev, value, ga, gb)) j.coord_prev = value;
-    if (j.type == JointType::Ball && j.cone) {
+    if (j.type == JointType::Ball && j.extras().cone) {
       detail::twist_angle(j, qa, qb, j.twist_prev, value, ga, gb);
       j.twist_prev = value;
     }
-    if (j.type == JointType::Ball && j.spring) j.bend_prev = detail::ball_bend(j, qa, qb);
+    if (j.type == JointType::Ball && j.extras().spring) j.bend_prev = detail::ball_bend(j, qa, qb);
   }
   if (closed_form_dual) {
     // Ball joints: the force lambda on body b at the anchor (-lambda when b is the world).

@@ -119,7 +119,7 @@ double World::Impl::limit_violation() const {
   double worst = 0;
   std::vector<detail::Row> tmp;
   for (const auto& j : joints) {
-    if (!j.limits && !j.cone) continue;
+    if (!j.extras().limits && !j.extras().cone) continue;
     tmp.clear();
     detail::extra_rows(j, joint_q(j.a), joint_q(j.b), settings.dt, tmp);
     for (const auto& r : tmp) {
@@ -344,13 +344,14 @@ void World::Impl::move_kinematic() {
     if (b.info.kind != BodyKind::Kinematic) continue;
     if (auto target = kin_target.find(static_cast<std::uint32_t>(i)); target != kin_target.end()) {
       q[i] = q_from_pose(b, target->second);
-    } else if (b.motion) {
-      q[i] = q_from_pose(b, b.motion(t1));
+    } else if (b.kinematics->motion) {
+      q[i] = q_from_pose(b, b.kinematics->motion(t1));
     } else {
       // Constant twist: rotate about the COM by w h, translate by v h.
-      const double angle = b.kin_w.norm() * h;
-      const Mat3 dR = angle > 0 ? Mat3(Eigen::AngleAxisd(angle, b.kin_w.normalized())) : Mat3::Identity();
-      q[i] = detail::make_q(dR * detail::affine_A(q[i]), detail::affine_t(q[i]) + h * b.kin_v);
+      const Vec3& w = b.kinematics->w;
+      const double angle = w.norm() * h;
+      const Mat3 dR = angle > 0 ? Mat3(Eigen::AngleAxisd(angle, w.normalized())) : Mat3::Identity();
+      q[i] = detail::make_q(dR * detail::affine_A(q[i]), detail::affine_t(q[i]) + h * b.kinematics->v);
     }
   }
 }

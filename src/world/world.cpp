@@ -113,15 +113,16 @@ BodyId World::add_body(const BodyDef& def) {
   b.R_up = mp.principal_axes;
   b.com_u = mp.com;
   b.origin_b = b.R_up.transpose() * (-b.com_u);
-  b.motion = def.motion;
-  b.kin_w = def.angular_velocity;
-  b.kin_v = def.linear_velocity;
+  if (def.kind == BodyKind::Kinematic) {
+    b.kinematics = std::make_shared<const BodyModel::Kinematics>(
+        BodyModel::Kinematics{def.motion, def.angular_velocity, def.linear_velocity});
+  }
   if (b.dynamic()) {
     b.factor = w.factors.get(b.sigma, b.mass, b.volume, b.mu, b.lambda, std::sqrt(w.beta_h2()));
   }
 
   Pose start{def.position, def.orientation.normalized()};
-  if (b.motion) start = b.motion(0.0);
+  if (def.motion) start = def.motion(0.0);
   const Vec12 q = w.q_from_pose(b, start);
   Vec12 qdot = Vec12::Zero();
   if (def.kind != BodyKind::Static) qdot = detail::velocities_of(q, def.angular_velocity, def.linear_velocity);

@@ -2,6 +2,7 @@
 // mutable state, stored as flat arrays indexed by BodyId::index.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -32,8 +33,12 @@ struct BodyModel {
   Vec3 com_u = Vec3::Zero();    ///< COM in the user frame (m)
   Vec3 origin_b = Vec3::Zero(); ///< user-frame origin in body coordinates (m)
   std::uint32_t factor = 0;     ///< index into the HessianCache (dynamic bodies)
-  MotionFunction motion;        ///< kinematic bodies
-  Vec3 kin_w = Vec3::Zero(), kin_v = Vec3::Zero();  ///< constant twist of a kinematic body
+  /// Prescribed motion of a kinematic body: a function of time, else a constant twist.
+  struct Kinematics {
+    MotionFunction motion;
+    Vec3 w = Vec3::Zero(), v = Vec3::Zero();  ///< rad/s, m/s (world axes)
+  };
+  std::shared_ptr<const Kinematics> kinematics;  ///< kinematic bodies only
 
   bool dynamic() const { return info.kind == BodyKind::Dynamic; }
 };
