@@ -73,9 +73,6 @@ void World::Impl::prepare_ball_chains() {
       link.joint = chain[k];
       link.a = j.a;
       link.b = j.b;
-      link.pa = j.pa;
-      link.pb = j.pb;
-      link.compliance = j.compliance;
       link.kaa = dynamic(j.a) ? constant_block(j.a, j.pa, j.pa, 1.0) : 0;
       link.kbb = dynamic(j.b) ? constant_block(j.b, j.pb, j.pb, 1.0) : 0;
       if (k > 0) {
@@ -108,8 +105,8 @@ bool World::Impl::solve_ball_chains() {
   auto slot = [&](const BallChainLink& l) { return Eigen::Map<Vec3>(&lambda[3 * l.joint]); };
   auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
   auto side_body = [](const BallChainLink& l, int side) { return side == 0 ? l.a : l.b; };
-  auto side_anchor = [](const BallChainLink& l, int side) -> const Vec3& {
-    return side == 0 ? l.pa : l.pb;
+  auto side_anchor = [&](const BallChainLink& l, int side) -> const Vec3& {
+    return side == 0 ? joints[l.joint].pa : joints[l.joint].pb;
   };
   const Vec12 world_q = detail::make_q(Mat3::Identity(), Vec3::Zero());
   auto q_of = [&](int body) -> const Vec12& { return body >= 0 ? q[body] : world_q; };
@@ -140,23 +137,24 @@ bool World::Impl::solve_ball_chains() {
   Mat3 B_prev = Mat3::Zero(), X_prev = Mat3::Zero();
   for (std::size_t at = 0; at < total; ++at) {
     const BallChainLink& j = bc.links[at];
-    Mat3 D = j.compliance * Mat3::Identity();
-    Vec3 rhs = detail::point(q_of(j.a), j.pa) - detail::point(q_of(j.b), j.pb);
+    const auto& jm = joints[j.joint];  // anchors and compliance
+    Mat3 D = jm.compliance * Mat3::Identity();
+    Vec3 rhs = detail::point(q_of(j.a), jm.pa) - detail::point(q_of(j.b), jm.pb);
     if (dynamic(j.a)) {
       const Mat3& R = rot[j.a];
       D.noalias() += R * bc.K[j.kaa] * R.transpose();
-      rhs += detail::point(y[j.a], j.pa);
+      rhs += detail::point(y[j.a], jm.pa);
       if (geo[j.a] >= 0) {
-        const Mat3 z = JZ(j.a, j.pa);
+        const Mat3 z = JZ(j.a, jm.pa);
         D.noalias() -= z * geo_terms[geo[j.a]].C * z.transpose();
       }
     }
     if (dynamic(j.b)) {
       const Mat3& R = rot[j.b];
       D.noalias() += R * bc.K[j.kbb] * R.transpose();
-      rhs -= detail::point(y[j.b], j.pb);
+      rhs -= detail::point(y[j.b], jm.pb);
       if (geo[j.b] >= 0) {
-        const Mat3 z = JZ(j.b, j.pb);
+        const Mat3 z = JZ(j.b, jm.pb);
         D.noalias() -= z * geo_terms[geo[j.b]].C * z.transpose();
       }
     }

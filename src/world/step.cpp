@@ -150,7 +150,7 @@ void World::Impl::consistent_start() {
         qdd_new = minv_fext(i);
         v_new = u[i] / h;
       } else {
-        qdd_new = (u[i] - d_hat[i]) / bh2 + minv_fext(i);
+        qdd_new = (u[i] - d_hat(i)) / bh2 + minv_fext(i);
         const Vec12 a_new = ((1 - p.af) * qdd_new + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
         v_new = qdot[i] + h * ((1 - p.gamma) * acc[i] + p.gamma * a_new);
       }
@@ -169,11 +169,20 @@ void World::Impl::consistent_start() {
 //   generalized-alpha: qhat = q + h qdot + h^2 (1/2 - beta) a
 //                             + beta' h^2 (af qddot - am a) / (1 - af) + beta' h^2 M^{-1} f_ext
 //   implicit Euler:    qhat = q + h qdot + h^2 M^{-1} f_ext
-void World::Impl::predict() {
+// qhat - q^n of body i (its inputs qdot, acc, qddot and the loads change only in finish_step,
+// so it is recomputed where needed rather than stored).
+Vec12 World::Impl::d_hat(std::size_t i) const {
   const double h = settings.dt, bh2 = beta_h2();
-  const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
-  const Alpha p = alpha();
-  d_hat.resize(q.size());
+  Vec12 d = h * qdot[i] + bh2 * minv_fext(i);
+  if (settings.time_integration == TimeIntegration::GeneralizedAlpha) {
+    const Alpha p = alpha();
+    d += h * h * (0.5 - p.beta) * acc[i] + bh2 * (p.af * qddot[i] - p.am * acc[i]) / (1 - p.af);
+  }
+  return d;
+}
+
+void World::Impl::predict() {
+  const double h = settings.dt;
   u.resize(q.size());
   loaded.assign(q.size(), -1);
   loaded_minv_fext.clear();
@@ -188,11 +197,6 @@ void World::Impl::predict() {
       minv_f.tail<3>() += f_ext.tail<3>() / b.mass;
       loaded[i] = static_cast<std::int32_t>(loaded_minv_fext.size());
       loaded_minv_fext.push_back(minv_f);
-    }
-    d_hat[i] = h * qdot[i] + bh2 * minv_f;
-    if (!euler) {
-      d_hat[i] += h * h * (0.5 - p.beta) * acc[i] +
-                  bh2 * (p.af * qddot[i] - p.am * acc[i]) / (1 - p.af);
     }
     u[i] = rigid_prediction(q[i], qdot[i], h);
     q[i] += u[i];
@@ -215,7 +219,7 @@ void World::Impl::body_operators() {
     const auto& b = bodies[i];
     if (!b.dynamic()) continue;
     const Mat3 A = detail::affine_A(q[i]);
-    Vec12 f = -ih2 * mass_times(b, u[i] - d_hat[i]);
+    Vec12 f = -ih2 * mass_times(b, u[i] - d_hat(i));
     Mat3 P;  // dE_el/dA
     if (vanilla) {
       detail::Mat12 H = detail::Mat12::Zero();
@@ -402,7 +406,7 @@ void World::Impl::finish_step() {
       qddot[i] = acc[i] = euler ? Vec12((v_new - qdot[i]) / h) : minv_fext(i);
       qdot[i] = v_new;
     } else if (b.dynamic()) {
-      const Vec12 qdd_new = (u[i] - d_hat[i]) / bh2 + minv_fext(i);
+      const Vec12 qdd_new = (u[i] - d_hat(i)) / bh2 + minv_fext(i);
       const Vec12 a_new = ((1 - p.af) * qdd_new + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
       qdot[i] += h * ((1 - p.gamma) * acc[i] + p.gamma * a_new);
       acc[i] = a_new;

@@ -95,7 +95,7 @@ struct World::Impl {
   // Step scratch.
   // Displacements from q^n are kept apart from q to avoid cancellation in q - qhat.
   std::vector<Vec12> q_prev;
-  std::vector<Vec12> d_hat;  ///< qhat - q^n
+  Vec12 d_hat(std::size_t i) const;  ///< qhat - q^n of body i (m, in q units)
   std::vector<Vec12> u;      ///< q - q^n
   /// M_A^{-1} f_ext of the step (gravity included): gravity alone for unloaded bodies,
   /// loaded[i] >= 0 indexes loaded_minv_fext for the others.
@@ -164,8 +164,6 @@ struct World::Impl {
     std::int8_t next_side = -1;   ///< side (0 = a, 1 = b) shared with the next joint, -1 at the end
     std::int8_t prev_side = -1;   ///< side shared with the previous joint, -1 at the start
     std::uint32_t kaa = 0, kbb = 0, kn = 0;  ///< K(pa, pa), K(pb, pb), signed K(p_k, p_k+1)
-    Vec3 pa, pb;                  ///< anchors (m, body frames)
-    double compliance = 0;        ///< m/N
   };
   struct BallChains {
     bool ready = false;
@@ -218,7 +216,7 @@ struct World::Impl {
   Vec12 solve_body_base(std::size_t i, const Vec12& v) const;  ///< without geometric term
   Vec12 joint_q(int body) const;  ///< q of a joint side; the world is [I; 0]
   /// One step without timing. A trial step (consistent_start) stops before finish_step: q
-  /// holds the end of the step, q_prev the start, u / d_hat / impact its scratch.
+  /// holds the end of the step, q_prev the start, u and impact its scratch.
   void advance(bool trial = false);
   double limit_violation() const;
   double constraint_residual() const;
