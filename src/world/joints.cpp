@@ -183,9 +183,8 @@ void World::Impl::check_joint(JointId id) const {
 
 // After a step: joint coordinates (unwrapped), wrenches from the multipliers, residual.
 void World::Impl::update_joint_state() {
-  for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
+  for (std::uint32_t ji : stateful_joints) {
     auto& j = joints[ji];
-    if (j.type == JointType::Ball && !j.extras().cone && !j.extras().spring) continue;  // no carried state
     const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
     double value;
     Vec12 ga, gb;

@@ -16,6 +16,7 @@ constexpr std::size_t kMaxAutoLoopJoints = 8;
 
 World::Impl::DualMethod World::Impl::dual_method() {
   if (topology_dirty) {
+    update_joint_lists();
     update_chains();
     tree_plan_valid = false;
   }
@@ -41,6 +42,16 @@ World::Impl::DualMethod World::Impl::dual_method() {
   std::size_t loops = 0;
   for (const auto& comp : tree_plan.components) loops = std::max(loops, comp.loop_joints.size());
   return loops <= kMaxAutoLoopJoints ? DualMethod::Tree : DualMethod::Sparse;
+}
+
+void World::Impl::update_joint_lists() {
+  limited_joints.clear();
+  stateful_joints.clear();
+  for (std::uint32_t j = 0; j < joints.size(); ++j) {
+    const auto& joint = joints[j];
+    if (joint.extras().limits || joint.extras().cone) limited_joints.push_back(j);
+    if (joint.ax) stateful_joints.push_back(j);  // every type but the plain ball joint
+  }
 }
 
 }  // namespace mabd

@@ -118,8 +118,8 @@ double World::Impl::constraint_residual() const {
 double World::Impl::limit_violation() const {
   double worst = 0;
   std::vector<detail::Row> tmp;
-  for (const auto& j : joints) {
-    if (!j.extras().limits && !j.extras().cone) continue;
+  for (std::uint32_t ji : limited_joints) {
+    const auto& j = joints[ji];
     tmp.clear();
     detail::extra_rows(j, joint_q(j.a), joint_q(j.b), settings.dt, tmp);
     for (const auto& r : tmp) {

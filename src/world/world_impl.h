@@ -141,6 +141,10 @@ struct World::Impl {
   std::vector<std::size_t> joint_row_begin;    ///< first row of each joint in `rows`
   // Chain solver: joints of every chain component in path order, rebuilt when joints change.
   bool topology_dirty = true;
+  /// Joints with limits or a cone (limit_violation), and joints carrying a coordinate, twist
+  /// or bend between steps (update_joint_state): every joint but a plain ball joint.
+  std::vector<std::uint32_t> limited_joints, stateful_joints;
+  void update_joint_lists();
   bool all_chains = false;
   std::vector<std::vector<std::uint32_t>> chains;
   void update_chains();
