@@ -8,13 +8,20 @@
 //   SparseEigen:    SparseDualSolver on Eigen's simplicial LDL^T, pattern reused
 //   EigenSetFromTriplets: the previous solver (setFromTriplets + SimplicialLDLT), analysis
 //                   reused
-//   PcgCold:        IterativeDualSolver from x = 0
-//   PcgWarm:        from the exact solution perturbed by ~1% (a previous step's multipliers)
-// PCG runs to |b - A x| <= 1e-10 |b|. The right-hand side is b = G y + c: y the gravity
-// displacement h^2 g of every body plus 10% random per-body noise, c random constraint
-// errors of 1e-4 m.
+//   PcgCold:        IterativeDualSolver with the block-Jacobi preconditioner from x = 0
+//   PcgWarm:        the same from the exact solution perturbed by ~1% (a previous step's
+//                   multipliers)
+//   BlockJacobi, LineJacobi: IterativeDualSolver with the Blocks / Lines preconditioner,
+//                   arguments n, tolerance exponent (10: 1e-10, 6: 1e-6), warm start (0/1);
+//                   counters: iterations, lines (paths of joints, paper Case IV)
+//   PcgSetup:       a solver meeting the pattern for the first time (structure, lines, one
+//                   factorisation, no iterations), Blocks (lines:0) or Lines (lines:1)
+// PCG runs to |b - A x| <= 1e-10 |b| unless the arguments say otherwise. The right-hand side
+// is b = G y + c: y the gravity displacement h^2 g of every body plus 10% random per-body
+// noise, c random constraint errors of 1e-4 m.
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
@@ -185,11 +192,15 @@ void BM_EigenSetFromTriplets(benchmark::State& state) {
   state.counters["rows"] = s.n;
 }
 
-void run_pcg(benchmark::State& state, bool warm) {
+/// Solves the net of state.range(0) with `preconditioner` to |b - A x| <= tolerance |b|, cold
+/// (x = 0) or warm (the exact solution perturbed by ~1%).
+void run_pcg(benchmark::State& state, bool warm, mabd::detail::DualPreconditioner preconditioner,
+             double tolerance) {
   const DualSystem& s = net(static_cast<int>(state.range(0)));
   mabd::detail::IterativeDualSolver solver;
-  solver.settings.tolerance = 1e-10;
+  solver.settings.tolerance = tolerance;
   solver.settings.max_iterations = 100000;
+  solver.settings.preconditioner = preconditioner;
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1, 1);
   Eigen::VectorXd start = s.exact;
@@ -207,11 +218,50 @@ void run_pcg(benchmark::State& state, bool warm) {
   state.counters["iterations"] = r.iterations;
   state.counters["residual"] = r.residual;
   state.counters["rel_err"] = (x - s.exact).norm() / s.exact.norm();
+  if (preconditioner != mabd::detail::DualPreconditioner::Blocks)
+    state.counters["lines"] = solver.lines().lines();
 }
 
-void BM_PcgCold(benchmark::State& state) { run_pcg(state, false); }
-void BM_PcgWarm(benchmark::State& state) { run_pcg(state, true); }
+using mabd::detail::DualPreconditioner;
+void BM_PcgCold(benchmark::State& state) {
+  run_pcg(state, false, DualPreconditioner::Blocks, 1e-10);
+}
+void BM_PcgWarm(benchmark::State& state) {
+  run_pcg(state, true, DualPreconditioner::Blocks, 1e-10);
+}
+/// Arguments: n, tolerance exponent (10: 1e-10), warm start (0/1).
+void BM_BlockJacobi(benchmark::State& state) {
+  run_pcg(state, state.range(2) != 0, DualPreconditioner::Blocks,
+          std::pow(10.0, -static_cast<double>(state.range(1))));
+}
+void BM_LineJacobi(benchmark::State& state) {
+  run_pcg(state, state.range(2) != 0, DualPreconditioner::Lines,
+          std::pow(10.0, -static_cast<double>(state.range(1))));
+}
+/// A solver that meets the pattern for the first time: structure (and lines) plus one
+/// factorisation, no iterations. Arguments: n, preconditioner (0: Blocks, 1: Lines).
+void BM_PcgSetup(benchmark::State& state) {
+  const DualSystem& s = net(static_cast<int>(state.range(0)));
+  Eigen::VectorXd x;
+  for (auto _ : state) {
+    mabd::detail::IterativeDualSolver fresh;
+    fresh.settings.max_iterations = 0;
+    fresh.settings.preconditioner =
+        state.range(1) != 0 ? DualPreconditioner::Lines : DualPreconditioner::Blocks;
+    x.resize(0);
+    fresh.solve(s.n, s.triplets, s.block_begin, s.b, 1, x);
+    benchmark::DoNotOptimize(x.data());
+  }
+  state.counters["rows"] = s.n;
+}
 
+/// n = 10 ... 100, tolerances 1e-10 and 1e-6, cold and warm.
+void pcg_cases(benchmark::internal::Benchmark* b) {
+  for (int warm : {0, 1})
+    for (int tol : {10, 6})
+      for (int n : {10, 20, 50, 100}) b->Args({n, tol, warm});
+  b->ArgNames({"n", "tol_exp", "warm"})->Unit(benchmark::kMillisecond);
+}
 
 #define NET_SIZES Arg(10)->Arg(20)->Arg(50)->Arg(100)->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_Cholmod)->NET_SIZES;
@@ -220,6 +270,12 @@ BENCHMARK(BM_SparseEigen)->NET_SIZES;
 BENCHMARK(BM_EigenSetFromTriplets)->NET_SIZES;
 BENCHMARK(BM_PcgCold)->NET_SIZES;
 BENCHMARK(BM_PcgWarm)->NET_SIZES;
+BENCHMARK(BM_BlockJacobi)->Apply(pcg_cases);
+BENCHMARK(BM_LineJacobi)->Apply(pcg_cases);
+BENCHMARK(BM_PcgSetup)
+    ->ArgsProduct({{10, 20, 50, 100}, {0, 1}})
+    ->ArgNames({"n", "lines"})
+    ->Unit(benchmark::kMillisecond);
 
 
 }  // namespace

@@ -1,10 +1,12 @@
-// Block-Jacobi preconditioned conjugate gradient for the dual system (see iterative_dual.h).
+// Preconditioned conjugate gradient for the dual system, block-Jacobi or line (block
+// tridiagonal, paper Case IV) preconditioner (see iterative_dual.h).
 #include "solvers/iterative_dual.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
+#include "solvers/small_dense.h"
 #include "solvers/triplet_scatter.h"
 
 namespace mabd::detail {
@@ -20,6 +22,9 @@ bool IterativeDualSolver::build(int n, const std::vector<Eigen::Triplet<double>>
     if (block_begin[k + 1] <= block_begin[k]) return false;
   }
   block_begin_ = block_begin;
+  max_block_ = 0;
+  for (std::size_t k = 0; k + 1 < block_begin.size(); ++k)
+    max_block_ = std::max(max_block_, block_begin[k + 1] - block_begin[k]);
   inv_start_.resize(block_begin.size());
   inv_start_[0] = 0;
   for (std::size_t k = 0; k + 1 < block_begin.size(); ++k) {
@@ -87,18 +92,7 @@ namespace {
 /// Inverse of the symmetric positive definite s x s matrix `a` (row-major, overwritten) into
 /// `inv` through a Cholesky factorisation; false if a pivot is not safely positive.
 bool spd_inverse(double* a, int s, double pivot_floor, double* inv) {
-  for (int j = 0; j < s; ++j) {  // a = L L^T, L in the lower triangle of a
-    double d = a[j * s + j];
-    for (int k = 0; k < j; ++k) d -= a[j * s + k] * a[j * s + k];
-    if (!(d > pivot_floor)) return false;
-    d = std::sqrt(d);
-    a[j * s + j] = d;
-    for (int i = j + 1; i < s; ++i) {
-      double v = a[i * s + j];
-      for (int k = 0; k < j; ++k) v -= a[i * s + k] * a[j * s + k];
-      a[i * s + j] = v / d;
-    }
-  }
+  if (!small_cholesky_rowmajor(a, s, 0.0, pivot_floor)) return false;  // a = L L^T
   for (int c = 0; c < s; ++c) {  // column c of inv: L L^T x = e_c
     double* x = inv + c * s;
     for (int i = 0; i < s; ++i) {
@@ -115,7 +109,67 @@ bool spd_inverse(double* a, int s, double pivot_floor, double* inv) {
   return true;
 }
 
+/// Inverse of the symmetric s x s matrix `block` (row-major) into `inv`; a matrix with
+/// redundant rows is shifted by a small multiple of the identity until its pivots are safe, a
+/// hopeless one gets I / scale. `scale` > 0 is the size of its diagonal.
+void robust_inverse(const std::vector<double>& block, int s, double scale, double pivot_floor,
+                    double first_shift, std::vector<double>& work, double* inv) {
+  bool ok = false;
+  double shift = 0;
+  for (int attempt = 0; attempt < 8 && !ok; ++attempt) {
+    work = block;
+    for (int i = 0; i < s; ++i) work[i * s + i] += shift;
+    ok = spd_inverse(work.data(), s, pivot_floor * scale, inv);
+    shift = shift == 0 ? first_shift * scale : 100 * shift;
+  }
+  if (!ok) {
+    std::fill(inv, inv + s * s, 0.0);
+    for (int i = 0; i < s; ++i) inv[i * s + i] = 1 / scale;
+  }
+}
+
+/// solve_line for a line of m blocks of 3 rows: first rows `row`, inverse pivots `pivot` and
+/// couplings E_p `coupling` (9 values each, consecutive).
+void solve_line3(const int* row, int m, const double* pivot, const double* coupling, double* v) {
+  for (int p = 1; p < m; ++p) {  // y_p = v_p - E_{p-1}^T y_{p-1}
+    const double* e = coupling + 9 * (p - 1);
+    const double* yp = v + row[p - 1];
+    double* y = v + row[p];
+    y[0] -= e[0] * yp[0] + e[3] * yp[1] + e[6] * yp[2];
+    y[1] -= e[1] * yp[0] + e[4] * yp[1] + e[7] * yp[2];
+    y[2] -= e[2] * yp[0] + e[5] * yp[1] + e[8] * yp[2];
+  }
+  double n0 = 0, n1 = 0, n2 = 0;  // v_{p+1}
+  for (int p = m - 1; p >= 0; --p) {  // v_p = P_p^{-1} y_p - E_p v_{p+1}
+    const double* inv = pivot + 9 * p;
+    double* y = v + row[p];
+    double t0 = inv[0] * y[0] + inv[1] * y[1] + inv[2] * y[2];
+    double t1 = inv[3] * y[0] + inv[4] * y[1] + inv[5] * y[2];
+    double t2 = inv[6] * y[0] + inv[7] * y[1] + inv[8] * y[2];
+    if (p + 1 < m) {
+      const double* e = coupling + 9 * p;
+      t0 -= e[0] * n0 + e[1] * n1 + e[2] * n2;
+      t1 -= e[3] * n0 + e[4] * n1 + e[5] * n2;
+      t2 -= e[6] * n0 + e[7] * n1 + e[8] * n2;
+    }
+    y[0] = n0 = t0;
+    y[1] = n1 = t1;
+    y[2] = n2 = t2;
+  }
+}
+
 }  // namespace
+
+double IterativeDualSolver::diagonal_block(int b0, int s, std::vector<double>& block) const {
+  block.assign(static_cast<std::size_t>(s) * s, 0.0);
+  for (int i = 0; i < s; ++i) {
+    const int row = b0 + i;
+    for (int e = diag_begin_[row]; e < diag_end_[row]; ++e) block[i * s + (col_[e] - b0)] = val_[e];
+  }
+  double scale = 0;
+  for (int i = 0; i < s; ++i) scale = std::max(scale, std::abs(block[i * s + i]));
+  return scale;
+}
 
 void IterativeDualSolver::factor_blocks() {
   const std::size_t nb = block_begin_.size() - 1;
@@ -123,47 +177,210 @@ void IterativeDualSolver::factor_blocks() {
   for (std::size_t k = 0; k < nb; ++k) {
     const int b0 = block_begin_[k], s = block_begin_[k + 1] - b0;
     double* inv = inv_.data() + inv_start_[k];  // symmetric: row- and column-major alike
-    block.assign(static_cast<std::size_t>(s) * s, 0.0);
-    for (int i = 0; i < s; ++i) {
-      const int row = b0 + i;
-      for (int e = diag_begin_[row]; e < diag_end_[row]; ++e) block[i * s + (col_[e] - b0)] = val_[e];
-    }
-    double scale = 0;
-    for (int i = 0; i < s; ++i) scale = std::max(scale, std::abs(block[i * s + i]));
+    const double scale = diagonal_block(b0, s, block);
     if (!(scale > 0) || !std::isfinite(scale)) {  // zero or invalid rows: left alone
       std::fill(inv, inv + s * s, 0.0);
       continue;
     }
     // Redundant rows inside a joint: shift the block until the pivots are safe.
-    bool ok = false;
-    double shift = 0;
-    for (int attempt = 0; attempt < 8 && !ok; ++attempt) {
-      work = block;
-      for (int i = 0; i < s; ++i) work[i * s + i] += shift;
-      ok = spd_inverse(work.data(), s, 1e-14 * scale, inv);
-      shift = shift == 0 ? 1e-12 * scale : 100 * shift;
+    robust_inverse(block, s, scale, 1e-14, 1e-12, work, inv);
+  }
+}
+
+void IterativeDualSolver::build_lines() {
+  Lines& L = lines_;
+  const int nb = static_cast<int>(block_begin_.size()) - 1;
+  L.partition = partition_lines(nb, block_couplings(row_start_, col_, val_, block_begin_));
+  const std::vector<int>& order = L.partition.order;
+  const std::size_t np = order.size();
+  L.row.resize(np);
+  L.size.resize(np);
+  L.pivot_start.assign(np + 1, 0);
+  L.coupling_start.assign(np + 1, 0);
+  L.gather_start.assign(np + 1, 0);
+  L.gather_slot.clear();
+  L.gather_index.clear();
+  for (std::size_t p = 0; p < np; ++p) {
+    L.row[p] = block_begin_[order[p]];
+    L.size[p] = block_begin_[order[p] + 1] - L.row[p];
+  }
+  std::size_t line = 0;
+  for (std::size_t p = 0; p < np; ++p) {
+    while (L.partition.line_begin[line + 1] <= static_cast<int>(p)) ++line;
+    const int s = L.size[p];
+    const bool last = static_cast<int>(p) + 1 == L.partition.line_begin[line + 1];
+    L.pivot_start[p + 1] = L.pivot_start[p] + s * s;
+    L.coupling_start[p + 1] = L.coupling_start[p] + (last ? 0 : s * L.size[p + 1]);
+    if (!last) {  // entries of A(block p, block p + 1), columns sorted within each row
+      const int c0 = L.row[p + 1], sc = L.size[p + 1];
+      for (int i = 0; i < s; ++i) {
+        const int r = L.row[p] + i;
+        auto first = col_.begin() + row_start_[r], end = col_.begin() + row_start_[r + 1];
+        for (auto it = std::lower_bound(first, end, c0); it != end && *it < c0 + sc; ++it) {
+          L.gather_slot.push_back(static_cast<int>(it - col_.begin()));
+          L.gather_index.push_back(i * sc + (*it - c0));
+        }
+      }
     }
-    if (!ok) {
-      std::fill(inv, inv + s * s, 0.0);
-      for (int i = 0; i < s; ++i) inv[i * s + i] = 1 / scale;
+    L.gather_start[p + 1] = static_cast<int>(L.gather_slot.size());
+  }
+  L.uniform3.assign(static_cast<std::size_t>(L.partition.lines()), 1);
+  for (int l = 0; l < L.partition.lines(); ++l)
+    for (int p = L.partition.line_begin[l]; p < L.partition.line_begin[l + 1]; ++p)
+      if (L.size[p] != 3) L.uniform3[static_cast<std::size_t>(l)] = 0;
+  L.pivot.assign(static_cast<std::size_t>(L.pivot_start[np]), 0.0);
+  L.coupling.assign(static_cast<std::size_t>(L.coupling_start[np]), 0.0);
+  L.built = true;
+}
+
+void IterativeDualSolver::factor_lines() {
+  Lines& L = lines_;
+  const std::vector<int>& begin = L.partition.line_begin;
+  std::vector<double> block, work, c_prev, c_next;
+  for (std::size_t l = 0; l + 1 < begin.size(); ++l) {
+    for (int p = begin[l]; p < begin[l + 1]; ++p) {
+      const int s = L.size[p], b0 = L.row[p];
+      double* inv = L.pivot.data() + L.pivot_start[p];
+      const double scale = diagonal_block(b0, s, block);
+      if (p > begin[l]) {  // P_p = D_p - C_{p-1}^T E_{p-1}
+        const int sp = L.size[p - 1];
+        const double* e = L.coupling.data() + L.coupling_start[p - 1];
+        for (int i = 0; i < s; ++i)
+          for (int j = 0; j < s; ++j) {
+            double sum = 0;
+            for (int k = 0; k < sp; ++k) sum += c_prev[k * s + i] * e[k * s + j];
+            block[i * s + j] -= sum;
+          }
+      }
+      const bool last = p + 1 == begin[l + 1];
+      if (!(scale > 0) || !std::isfinite(scale)) {  // zero or invalid rows: left alone
+        std::fill(inv, inv + s * s, 0.0);
+      } else {
+        robust_inverse(block, s, scale, 1e-14, 1e-12, work, inv);
+      }
+      if (last) continue;
+      // E_p = P_p^{-1} C_p.
+      const int sn = L.size[p + 1];
+      c_next.assign(static_cast<std::size_t>(s) * sn, 0.0);
+      for (int g = L.gather_start[p]; g < L.gather_start[p + 1]; ++g)
+        c_next[L.gather_index[g]] = val_[L.gather_slot[g]];
+      double* e = L.coupling.data() + L.coupling_start[p];
+      for (int i = 0; i < s; ++i)
+        for (int j = 0; j < sn; ++j) {
+          double sum = 0;
+          for (int k = 0; k < s; ++k) sum += inv[i * s + k] * c_next[k * sn + j];
+          e[i * sn + j] = sum;
+        }
+      std::swap(c_prev, c_next);
     }
   }
+}
+
+void IterativeDualSolver::build_block_rows() {
+  const int nb = static_cast<int>(block_begin_.size()) - 1;
+  std::vector<int> block_of(static_cast<std::size_t>(n_));
+  for (int k = 0; k < nb; ++k)
+    for (int r = block_begin_[k]; r < block_begin_[k + 1]; ++r) block_of[r] = k;
+  uniform3_ = true;
+  for (int k = 0; k < nb; ++k) uniform3_ = uniform3_ && block_begin_[k + 1] - block_begin_[k] == 3;
+  brow_start_.assign(static_cast<std::size_t>(nb) + 1, 0);
+  bcol_.clear();
+  bval_start_.assign(1, 0);
+  bsr_slot_.assign(col_.size(), -1);
+  std::vector<int> local(static_cast<std::size_t>(nb), -1);  // block column -> entry of this row
+  for (int a = 0; a < nb; ++a) {
+    const int a0 = block_begin_[a], sa = block_begin_[a + 1] - a0;
+    const std::size_t first = bcol_.size();
+    for (int i = a0; i < a0 + sa; ++i)
+      for (int e = row_start_[i]; e < row_start_[i + 1]; ++e) {
+        const int b = block_of[col_[e]];
+        if (b >= a && local[b] < 0) {
+          local[b] = 0;
+          bcol_.push_back(b);
+        }
+      }
+    std::sort(bcol_.begin() + static_cast<std::ptrdiff_t>(first), bcol_.end());
+    for (std::size_t k = first; k < bcol_.size(); ++k) {
+      const int b = bcol_[k], sb = block_begin_[b + 1] - block_begin_[b];
+      local[b] = bval_start_.back();
+      bval_start_.push_back(bval_start_.back() + sa * sb);
+    }
+    for (int i = a0; i < a0 + sa; ++i)
+      for (int e = row_start_[i]; e < row_start_[i + 1]; ++e) {
+        const int b = block_of[col_[e]], sb = block_begin_[b + 1] - block_begin_[b];
+        if (b >= a) bsr_slot_[e] = local[b] + (i - a0) * sb + (col_[e] - block_begin_[b]);
+      }
+    for (std::size_t k = first; k < bcol_.size(); ++k) local[bcol_[k]] = -1;
+    brow_start_[a + 1] = static_cast<int>(bcol_.size());
+  }
+  bval_.assign(static_cast<std::size_t>(bval_start_.back()), 0.0);
+}
+
+void IterativeDualSolver::fill_block_rows() {
+  std::fill(bval_.begin(), bval_.end(), 0.0);
+  for (std::size_t e = 0; e < val_.size(); ++e)
+    if (bsr_slot_[e] >= 0) bval_[bsr_slot_[e]] = val_[e];
 }
 
 void IterativeDualSolver::multiply(const Eigen::VectorXd& v, Eigen::VectorXd& out) const {
-  const int* rs = row_start_.data();
-  const int* col = col_.data();
-  const double* val = val_.data();
+  // Upper triangle by blocks: A_ab x_b into row a and, below the diagonal, A_ab^T x_a into b.
+  const int nb = static_cast<int>(block_begin_.size()) - 1;
   const double* x = v.data();
   double* y = out.data();
-  for (int i = 0; i < n_; ++i) {
-    double sum = 0;
-    for (int e = rs[i]; e < rs[i + 1]; ++e) sum += val[e] * x[col[e]];
-    y[i] = sum;
+  const double* val = bval_.data();
+  std::fill(y, y + n_, 0.0);
+  if (uniform3_) {  // every block 3 x 3: the ball joints
+    for (int a = 0; a < nb; ++a) {
+      const double* xa = x + 3 * a;
+      double y0 = 0, y1 = 0, y2 = 0;
+      for (int k = brow_start_[a]; k < brow_start_[a + 1]; ++k) {
+        const double* m = val + 9 * static_cast<std::ptrdiff_t>(k);
+        const int b = bcol_[k];
+        const double* xb = x + 3 * b;
+        y0 += m[0] * xb[0] + m[1] * xb[1] + m[2] * xb[2];
+        y1 += m[3] * xb[0] + m[4] * xb[1] + m[5] * xb[2];
+        y2 += m[6] * xb[0] + m[7] * xb[1] + m[8] * xb[2];
+        if (b != a) {
+          double* yb = y + 3 * b;
+          yb[0] += m[0] * xa[0] + m[3] * xa[1] + m[6] * xa[2];
+          yb[1] += m[1] * xa[0] + m[4] * xa[1] + m[7] * xa[2];
+          yb[2] += m[2] * xa[0] + m[5] * xa[1] + m[8] * xa[2];
+        }
+      }
+      y[3 * a] += y0;
+      y[3 * a + 1] += y1;
+      y[3 * a + 2] += y2;
+    }
+    return;
+  }
+  for (int a = 0; a < nb; ++a) {
+    const int a0 = block_begin_[a], sa = block_begin_[a + 1] - a0;
+    for (int k = brow_start_[a]; k < brow_start_[a + 1]; ++k) {
+      const int b = bcol_[k], b0 = block_begin_[b], sb = block_begin_[b + 1] - b0;
+      const double* m = val + bval_start_[k];
+      for (int i = 0; i < sa; ++i) {
+        double sum = 0;
+        for (int j = 0; j < sb; ++j) sum += m[i * sb + j] * x[b0 + j];
+        y[a0 + i] += sum;
+      }
+      if (b == a) continue;
+      for (int j = 0; j < sb; ++j) {
+        double sum = 0;
+        for (int i = 0; i < sa; ++i) sum += m[i * sb + j] * x[a0 + i];
+        y[b0 + j] += sum;
+      }
+    }
   }
 }
 
-void IterativeDualSolver::precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z) const {
+void IterativeDualSolver::precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z) {
+  switch (active_) {
+    case DualPreconditioner::Blocks: precondition_blocks(r, z); break;
+    case DualPreconditioner::Lines: precondition_lines(r, z); break;
+  }
+}
+
+void IterativeDualSolver::precondition_blocks(const Eigen::VectorXd& r, Eigen::VectorXd& z) const {
   const std::size_t nb = block_begin_.size() - 1;
   const double* rr = r.data();
   double* zz = z.data();
@@ -176,6 +393,53 @@ void IterativeDualSolver::precondition(const Eigen::VectorXd& r, Eigen::VectorXd
       zz[b0 + i] = sum;
     }
   }
+}
+
+void IterativeDualSolver::solve_line(int l, double* v) const {
+  const Lines& L = lines_;
+  const int p0 = L.partition.line_begin[l], p1 = L.partition.line_begin[l + 1];
+  if (L.uniform3[static_cast<std::size_t>(l)]) {
+    solve_line3(L.row.data() + p0, p1 - p0, L.pivot.data() + L.pivot_start[p0],
+                L.coupling.data() + L.coupling_start[p0], v);
+    return;
+  }
+  // Forward: y_p = v_p - E_{p-1}^T y_{p-1}.
+  for (int p = p0 + 1; p < p1; ++p) {
+    const int s = L.size[p], sp = L.size[p - 1];
+    double* y = v + L.row[p];
+    const double* yp = v + L.row[p - 1];
+    const double* e = L.coupling.data() + L.coupling_start[p - 1];
+    for (int i = 0; i < s; ++i) {
+      double sum = y[i];
+      for (int k = 0; k < sp; ++k) sum -= e[k * s + i] * yp[k];
+      y[i] = sum;
+    }
+  }
+  // Backward: v_p = P_p^{-1} y_p - E_p v_{p+1}.
+  double t[kMaxLineBlock];
+  for (int p = p1 - 1; p >= p0; --p) {
+    const int s = L.size[p];
+    double* vp = v + L.row[p];
+    const double* inv = L.pivot.data() + L.pivot_start[p];
+    for (int i = 0; i < s; ++i) {
+      double sum = 0;
+      for (int k = 0; k < s; ++k) sum += inv[i * s + k] * vp[k];
+      t[i] = sum;
+    }
+    if (p + 1 < p1) {
+      const int sn = L.size[p + 1];
+      const double* vn = v + L.row[p + 1];
+      const double* e = L.coupling.data() + L.coupling_start[p];
+      for (int i = 0; i < s; ++i)
+        for (int k = 0; k < sn; ++k) t[i] -= e[i * sn + k] * vn[k];
+    }
+    for (int i = 0; i < s; ++i) vp[i] = t[i];
+  }
+}
+
+void IterativeDualSolver::precondition_lines(const Eigen::VectorXd& r, Eigen::VectorXd& z) const {
+  z = r;
+  for (int l = 0; l < lines_.partition.lines(); ++l) solve_line(l, z.data());
 }
 
 IterativeDualResult IterativeDualSolver::solve(int n,
@@ -204,8 +468,17 @@ IterativeDualResult IterativeDualSolver::solve(int n,
     }
     pattern_ = pattern;
     fill(triplets);
+    build_block_rows();
+    lines_.built = false;
   }
-  factor_blocks();
+  fill_block_rows();
+  active_ = max_block_ <= kMaxLineBlock ? settings.preconditioner : DualPreconditioner::Blocks;
+  if (active_ == DualPreconditioner::Blocks) {
+    factor_blocks();
+  } else {
+    if (!lines_.built) build_lines();
+    factor_lines();
+  }
 
   r_.resize(n);
   z_.resize(n);

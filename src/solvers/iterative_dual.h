@@ -1,7 +1,13 @@
-// Iterative solver for the dual system (S + diag(alpha)) lambda = b (DESIGN section 3): the
-// preconditioned conjugate gradient method with a block-Jacobi preconditioner whose blocks are
-// the row groups of the joints (1-6 rows each, factored densely). Meant for large jointed
-// graphs, warm-started from the multipliers of the previous step or Newton iteration.
+// Iterative solver for the dual system (S + diag(alpha)) lambda = b (DESIGN section 3; paper
+// "Case IV: Joint graph"): the preconditioned conjugate gradient method, preconditioned by
+//   Lines (default): the joint graph viewed as a union of joint chains. The joints' blocks are
+//     partitioned once per sparsity pattern into lines (paths of coupled blocks following
+//     chains of bodies, line_partition.h); every line's block-tridiagonal submatrix of A is
+//     factored by block LDL^T (block Thomas) at each solve and applied exactly, i.e. block
+//     Jacobi over lines, symmetric positive definite, so plain CG stays valid.
+//   Blocks: block Jacobi over the row groups of the joints (1-6 rows each, factored densely).
+// Meant for large jointed graphs, warm-started from the multipliers of the previous step or
+// Newton iteration.
 //
 // Intended use, once per dual solve:
 //
@@ -15,18 +21,24 @@
 // triangles, duplicates summed; the same pattern value for the same sparsity pattern, and then
 // the same triplet order). `block_begin` holds the first row of every block and n at the end
 // (block_begin = {0, 3, 6, ..., n}): the active rows of one joint, in the index space of the
-// system. Blocks with redundant (linearly dependent) rows are factored with a small
-// diagonal shift; a singular but consistent system converges in its range, an inconsistent
-// one stops at max_iterations with converged == false.
+// system. Blocks (and line pivots) with redundant (linearly dependent) rows are factored with
+// a small diagonal shift; a singular but consistent system converges in its range, an
+// inconsistent one stops at max_iterations with converged == false.
 //
-// Cost: one sparse matrix-vector product and one block solve per iteration; the iteration
-// count grows with the size of the joint graph (a block preconditioner does not remove the
-// long-range, Laplacian-like part of S): on the n x n net of bench/dual_solver_bench.cpp at
-// 1e-10 it is about 1000 (n = 10) to 7000 (n = 100) iterations, so the sparse Cholesky
-// (SparseDualSolver) is the faster exact solver there; this one suits loose tolerances,
-// compliant joints and good warm starts. A symmetric block Gauss-Seidel preconditioner was
-// measured too: about half the iterations at twice the cost per iteration, no faster from
-// n = 20 on, so it is not offered.
+// Cost per iteration: one block-sparse matrix-vector product (upper block triangle) and one
+// preconditioner solve (Lines: about 1.3 times the time of a Blocks iteration). The lines are
+// computed from the values of the first solve of a pattern (50-65% on top of the
+// structure set-up) and kept while the pattern is unchanged. On the n x n net of
+// bench/dual_solver_bench.cpp (the lines are the rows and columns of links) at 1e-10 from
+// x = 0 the iterations are 183 / 398 / 697 / 1069 with Lines against 1029 / 2854 / 5857 / 7233
+// with Blocks for n = 10 / 20 / 50 / 100, 4-6 times faster. They still grow with the size of
+// the net (no preconditioner of this kind removes the long-range, Laplacian-like part of S),
+// and the sparse Cholesky (SparseDualSolver) stays the faster exact solver on nets; at 1e-6
+// with a warm start the two are about even up to n = 20 (1.7 / 11 ms), Cholesky is 1.5-3 times
+// faster above. A symmetric Gauss-Seidel sweep over the lines (forward and backward) as the
+// preconditioner halves the iterations again but costs three products per iteration, no
+// faster, so it is not offered; neither is the symmetric block Gauss-Seidel over joints (half
+// the iterations of Blocks at twice the cost per iteration).
 #pragma once
 
 #include <cstdint>
@@ -35,11 +47,24 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
+#include "solvers/line_partition.h"
+
 namespace mabd::detail {
+
+/// Preconditioner of the conjugate gradient iteration.
+enum class DualPreconditioner {
+  Blocks,  ///< block Jacobi: the dense inverse of every joint's diagonal block
+  Lines,   ///< line Jacobi: every line's block-tridiagonal part of A, factored exactly
+};
+
+/// Largest block (rows of one joint) handled by the line preconditioners; a system with a
+/// larger block is preconditioned by Blocks instead.
+inline constexpr int kMaxLineBlock = 12;
 
 struct IterativeDualSettings {
   double tolerance = 1e-10;   ///< stop at |b - A x| <= tolerance |b|
   int max_iterations = 1000;  ///< matrix-vector products in the iteration
+  DualPreconditioner preconditioner = DualPreconditioner::Lines;
 };
 
 struct IterativeDualResult {
@@ -62,26 +87,62 @@ class IterativeDualSolver {
   /// Number of times the matrix structure was rebuilt (a new pattern or triplet order).
   int rebuilds() const { return rebuilds_; }
 
+  /// The lines of the last solve with the Lines preconditioner (computed with the structure,
+  /// from the values of that first solve, and kept while the pattern is unchanged).
+  const LinePartition& lines() const { return lines_.partition; }
+
  private:
   bool build(int n, const std::vector<Eigen::Triplet<double>>& triplets,
              const std::vector<int>& block_begin);
   bool fill(const std::vector<Eigen::Triplet<double>>& triplets);
+  void build_block_rows();
+  void fill_block_rows();
+  /// The s x s diagonal block of A at row b0 (row-major) into `block`; returns its largest
+  /// diagonal magnitude.
+  double diagonal_block(int b0, int s, std::vector<double>& block) const;
   void factor_blocks();
-  void multiply(const Eigen::VectorXd& v, Eigen::VectorXd& out) const;  ///< out = A v
-  void precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z) const;  ///< z = M^{-1} r
+  void build_lines();
+  void factor_lines();
+  /// out = A v from the upper block triangle (A symmetric).
+  void multiply(const Eigen::VectorXd& v, Eigen::VectorXd& out) const;
+  void precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z);  ///< z = M^{-1} r
+  void precondition_blocks(const Eigen::VectorXd& r, Eigen::VectorXd& z) const;
+  void precondition_lines(const Eigen::VectorXd& r, Eigen::VectorXd& z) const;
+  void solve_line(int l, double* v) const;  ///< v <- T_l^{-1} v on the rows of line l
 
   // Full matrix (both triangles) in CSR, columns sorted within each row.
   std::vector<int> row_start_, col_;
   std::vector<double> val_;
   std::vector<int> diag_begin_, diag_end_;  ///< per row: entries inside the row's block
+  // Its upper triangle by blocks (for the products): per block row a, block columns
+  // bcol_[brow_start_[a] ..] >= a with dense row-major blocks at bval_start_[k] in bval_.
+  std::vector<int> brow_start_, bcol_, bval_start_;
+  std::vector<int> bsr_slot_;  ///< CSR entry -> index in bval_ (-1: lower triangle)
+  std::vector<double> bval_;
+  bool uniform3_ = false;  ///< every block has 3 rows
   // Blocks and their dense inverses (row-major, size s x s each).
   std::vector<int> block_begin_, inv_start_;
   std::vector<double> inv_;
+  // Lines: block LDL^T of every line's block-tridiagonal matrix T = tridiag(C^T, D, C), kept as
+  // the inverse pivots P_p^{-1} (P_p = D_p - C_{p-1}^T P_{p-1}^{-1} C_{p-1}) and the products
+  // E_p = P_p^{-1} C_p, per position p of the partition's order (row-major).
+  struct Lines {
+    LinePartition partition;
+    std::vector<int> row, size;          ///< per position: first row and rows of the block
+    std::vector<int> pivot_start, coupling_start;  ///< per position: offsets in pivot, coupling
+    std::vector<int> gather_start;       ///< per position: range in gather_slot / gather_index
+    std::vector<int> gather_slot, gather_index;  ///< C_p entries: CSR slot -> index in C_p
+    std::vector<double> pivot, coupling;  ///< P_p^{-1} and E_p
+    std::vector<char> uniform3;           ///< per line: every block has 3 rows
+    bool built = false;
+  } lines_;
   // Triplet -> value slot, and the triplets' coordinates to check the order.
   std::vector<std::uint64_t> coord_;
   std::vector<int> slot_;
   std::uint64_t pattern_ = 0;
   int n_ = -1;
+  int max_block_ = 0;  ///< rows of the largest block
+  DualPreconditioner active_ = DualPreconditioner::Blocks;  ///< the one used by this solve
   bool valid_ = false;
   int rebuilds_ = 0;
   Eigen::VectorXd r_, z_, p_, q_;

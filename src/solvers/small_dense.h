@@ -1,5 +1,5 @@
 // Cholesky factorisation and solves for the small dense blocks (a few to a few dozen rows) of
-// the tree solver, as plain loops: at these sizes Eigen's blocked kernels (packing, triangular
+// the tree and iterative dual solvers, as plain loops: at these sizes Eigen's blocked kernels (packing, triangular
 // solves with matrix right-hand sides) cost more than the arithmetic.
 #pragma once
 
@@ -47,6 +47,26 @@ inline void small_cholesky_solve(const Eigen::Ref<const Eigen::MatrixXd>& L,
       B(i, c) = s / L(i, i);
     }
   }
+}
+
+/// Overwrites the lower triangle of the symmetric s x s matrix `a` (row-major) shifted by
+/// shift I with its Cholesky factor L ((a + shift I) = L L^T); the strict upper triangle is left
+/// alone. Returns false if a pivot is not above `pivot_floor` or not finite.
+inline bool small_cholesky_rowmajor(double* a, int s, double shift = 0.0,
+                                    double pivot_floor = 0.0) {
+  for (int j = 0; j < s; ++j) {
+    double d = a[j * s + j] + shift;
+    for (int k = 0; k < j; ++k) d -= a[j * s + k] * a[j * s + k];
+    if (!(d > pivot_floor) || !std::isfinite(d)) return false;
+    d = std::sqrt(d);
+    a[j * s + j] = d;
+    for (int i = j + 1; i < s; ++i) {
+      double v = a[i * s + j];
+      for (int k = 0; k < j; ++k) v -= a[i * s + k] * a[j * s + k];
+      a[i * s + j] = v / d;
+    }
+  }
+  return true;
 }
 
 }  // namespace mabd::detail

@@ -1,22 +1,34 @@
-// The block-Jacobi PCG dual solver on random block-sparse systems built like the dual matrix
-// (S = G H^{-1} G^T + compliance, assembled body by body): convergence to the requested
-// tolerance, the reported residual, warm starts, pattern reuse and redundant rows.
+// The PCG dual solver (block-Jacobi and line preconditioners) on random block-sparse systems
+// built like the dual matrix (S = G H^{-1} G^T + compliance, assembled body by body) and on a
+// small hanging net (paper "Case IV: Joint graph"): convergence to the requested tolerance and
+// to the dense solution, the reported residual, warm starts, pattern reuse, redundant rows,
+// and the line partition (every block once, consecutive blocks coupled, straight net lines).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <Eigen/Dense>
 
+#include "body/body_hessian.h"
 #include "random_dual_system.h"
 #include "solvers/iterative_dual.h"
+#include "solvers/line_partition.h"
 
 namespace mabd::detail {
 namespace {
 
 using namespace test;  // random_model, assemble, random_vector
+
+constexpr DualPreconditioner kPreconditioners[] = {DualPreconditioner::Blocks,
+                                                   DualPreconditioner::Lines};
+
+std::string name(DualPreconditioner p) {
+  return p == DualPreconditioner::Lines ? "lines" : "blocks";
+}
 
 double true_residual(const System& s, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
   return (b - s.dense * x).norm() / b.norm();
@@ -27,165 +39,521 @@ double residual_roundoff(const System& s, const Eigen::VectorXd& b, const Eigen:
   return 1e-14 * s.dense.norm() * x.norm() / b.norm();
 }
 
-TEST(IterativeDualSolver, ConvergesToTheRequestedTolerance) {
-  for (double tol : {1e-4, 1e-8, 1e-10}) {
-    for (unsigned seed = 1; seed <= 20; ++seed) {
-      std::mt19937 rng(seed);
-      const int bodies = 2 + static_cast<int>(rng() % 40);
-      const int joints = 1 + static_cast<int>(rng() % bodies);
-      const System s = assemble(random_model(rng, bodies, joints));
-      const Eigen::VectorXd b = random_vector(rng, s.n);
-      IterativeDualSolver solver;
-      solver.settings.tolerance = tol;
-      solver.settings.max_iterations = 10 * s.n;
-      Eigen::VectorXd x;  // cold start
-      const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, seed, x);
-      ASSERT_EQ(x.size(), s.n);
-      EXPECT_TRUE(r.converged) << "seed " << seed << " tol " << tol << ": " << r.residual;
-      EXPECT_GT(r.iterations, 0);
-      // The reported residual is the true one, and within the tolerance.
-      const double truth = true_residual(s, b, x);
-      EXPECT_LE(truth, tol * (1 + 1e-6)) << "seed " << seed << " tol " << tol;
-      EXPECT_NEAR(r.residual, truth, 1e-3 * truth + residual_roundoff(s, b, x))
-          << "seed " << seed << " tol " << tol;
-      if (tol == 1e-10) {
-        const Eigen::VectorXd ref = s.dense.ldlt().solve(b);
-        const double cond_bound = 1e-10 * s.dense.norm() * s.dense.inverse().norm();
-        EXPECT_LE((x - ref).norm() / ref.norm(), std::max(1e-8, cond_bound)) << "seed " << seed;
+/// Relative error allowed for a solve to |b - A x| <= tol |b|: the error bound cond(A) tol,
+/// at least `floor`.
+double error_bound(const System& s, double tol, double floor) {
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(s.dense, Eigen::EigenvaluesOnly);
+  const Eigen::VectorXd ev = eig.eigenvalues();
+  return std::max(floor, tol * ev.maxCoeff() / ev.minCoeff());
+}
+
+/// Jacobian of the world point x(p) = A p + t of an affine body, q = [a1; a2; a3; t].
+Eigen::MatrixXd point_jacobian(const Vec3& p) {
+  Eigen::MatrixXd J = Eigen::MatrixXd::Zero(3, 12);
+  for (int k = 0; k < 3; ++k) J.block<3, 3>(0, 3 * k) = p[k] * Eigen::Matrix3d::Identity();
+  J.block<3, 3>(0, 9).setIdentity();
+  return J;
+}
+
+/// An n x n net in the xz plane: sphere nodes, box links along x and z ball-jointed to the
+/// nodes at their centres, the first row of nodes pinned to the world (as the net scene, at
+/// rest, h = 0.01 s, E = 1e9 Pa). Joints: horizontal links row by row (two joints each), then
+/// vertical links, then the pins.
+Model net_model(int n) {
+  const double rho = 1000, r = 0.01, a = 0.1, w = 0.01, pi = 3.14159265358979323846;
+  const double E = 1e9, nu = 0.3, h = 0.01;
+  const double mu = E / (2 * (1 + nu)), lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
+  const double vn = 4.0 / 3.0 * pi * r * r * r, mn = rho * vn, vl = a * w * w, ml = rho * vl;
+  const Eigen::MatrixXd hn =
+      BodyHessian::dense(Vec3::Constant(mn * r * r / 5), mn, vn, mu, lambda, h).inverse();
+  const Eigen::MatrixXd hh =
+      BodyHessian::dense(Vec3(ml * a * a / 12, ml * w * w / 12, ml * w * w / 12), ml, vl, mu,
+                         lambda, h).inverse();
+  const Eigen::MatrixXd hv =
+      BodyHessian::dense(Vec3(ml * w * w / 12, ml * w * w / 12, ml * a * a / 12), ml, vl, mu,
+                         lambda, h).inverse();
+  Model m;
+  for (int k = 0; k < n * n; ++k) m.hinv.push_back(hn);
+  const Eigen::MatrixXd centre = point_jacobian(Vec3::Zero());
+  auto edge = [&](int n0, int n1, const Eigen::MatrixXd& hinv, const Vec3& half) {
+    const int link = static_cast<int>(m.hinv.size());
+    m.hinv.push_back(hinv);
+    Joint j0, j1;
+    j0.a = {n0, centre};
+    j0.b = {link, -point_jacobian(-half)};
+    j1.a = {n1, centre};
+    j1.b = {link, -point_jacobian(half)};
+    m.joints.push_back(j0);
+    m.joints.push_back(j1);
+  };
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j + 1 < n; ++j) edge(i * n + j, i * n + j + 1, hh, Vec3(a / 2, 0, 0));
+  for (int i = 0; i + 1 < n; ++i)
+    for (int j = 0; j < n; ++j) edge(i * n + j, (i + 1) * n + j, hv, Vec3(0, 0, -a / 2));
+  for (int j = 0; j < n; ++j) {
+    Joint pin;
+    pin.a = {j, centre};
+    pin.b = {-1, Eigen::MatrixXd::Zero(3, 12)};
+    m.joints.push_back(pin);
+  }
+  return m;
+}
+
+/// Checks that `lines` partitions the blocks of `s` into paths whose consecutive blocks are
+/// coupled in the dense matrix and whose other block pairs are not.
+void expect_valid_partition(const System& s, const LinePartition& lines) {
+  const int nb = static_cast<int>(s.block_begin.size()) - 1;
+  ASSERT_EQ(static_cast<int>(lines.order.size()), nb);
+  ASSERT_GE(lines.line_begin.size(), 1u);
+  EXPECT_EQ(lines.line_begin.front(), 0);
+  EXPECT_EQ(lines.line_begin.back(), nb);
+  std::vector<int> count(static_cast<std::size_t>(nb), 0);
+  for (const int k : lines.order) {
+    ASSERT_GE(k, 0);
+    ASSERT_LT(k, nb);
+    ++count[k];
+  }
+  for (int k = 0; k < nb; ++k) EXPECT_EQ(count[k], 1) << "block " << k;
+  auto coupling = [&](int a, int b) {
+    const int a0 = s.block_begin[a], b0 = s.block_begin[b];
+    return s.dense.block(a0, b0, s.block_begin[a + 1] - a0, s.block_begin[b + 1] - b0).norm();
+  };
+  for (int l = 0; l < lines.lines(); ++l) {
+    const int p0 = lines.line_begin[l], p1 = lines.line_begin[l + 1];
+    ASSERT_LT(p0, p1) << "empty line " << l;
+    for (int p = p0; p < p1; ++p) {
+      for (int q = p + 1; q < p1; ++q) {
+        const double c = coupling(lines.order[p], lines.order[q]);
+        if (q == p + 1) {
+          EXPECT_GT(c, 0) << "line " << l << ": blocks " << lines.order[p] << ", " << lines.order[q];
+        } else {
+          EXPECT_EQ(c, 0) << "line " << l << ": blocks " << lines.order[p] << ", " << lines.order[q];
+        }
       }
     }
   }
 }
 
-TEST(IterativeDualSolver, WarmStartFromTheSolution) {
-  std::mt19937 rng(5);
-  const System s = assemble(random_model(rng, 40, 60));
-  const Eigen::VectorXd b = random_vector(rng, s.n);
-  const Eigen::VectorXd exact = s.dense.ldlt().solve(b);
-  IterativeDualSolver solver;
-  solver.settings.tolerance = 1e-10;
-  Eigen::VectorXd x = exact;
-  IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
-  EXPECT_TRUE(r.converged);
-  EXPECT_LE(r.iterations, 1);
-  EXPECT_NEAR(r.residual, true_residual(s, b, x), residual_roundoff(s, b, x));
-
-  // A warm start near the solution takes fewer iterations than a cold one.
-  Eigen::VectorXd cold;
-  const IterativeDualResult rc = solver.solve(s.n, s.triplets, s.block_begin, b, 1, cold);
-  x = exact + 1e-3 * exact.cwiseProduct(random_vector(rng, s.n));
-  r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
-  EXPECT_TRUE(rc.converged);
-  EXPECT_TRUE(r.converged);
-  EXPECT_LT(r.iterations, rc.iterations);
-  EXPECT_EQ(solver.rebuilds(), 1);
-
-  // A zero right-hand side gives zero.
-  x = exact;
-  r = solver.solve(s.n, s.triplets, s.block_begin, Eigen::VectorXd::Zero(s.n), 1, x);
-  EXPECT_TRUE(r.converged);
-  EXPECT_EQ(r.iterations, 0);
-  EXPECT_EQ(x.norm(), 0.0);
+/// The line partition of the system's matrix, from its CSR form (both triangles).
+LinePartition partition_of(const System& s) {
+  Eigen::SparseMatrix<double, Eigen::RowMajor> a(s.n, s.n);
+  a.setFromTriplets(s.triplets.begin(), s.triplets.end());
+  a.makeCompressed();
+  const std::vector<int> row_start(a.outerIndexPtr(), a.outerIndexPtr() + s.n + 1);
+  const std::vector<int> col(a.innerIndexPtr(), a.innerIndexPtr() + a.nonZeros());
+  const std::vector<double> val(a.valuePtr(), a.valuePtr() + a.nonZeros());
+  const int nb = static_cast<int>(s.block_begin.size()) - 1;
+  return partition_lines(nb, block_couplings(row_start, col, val, s.block_begin));
 }
 
-TEST(IterativeDualSolver, StopsAtMaxIterationsWithTheTrueResidual) {
-  std::mt19937 rng(9);
-  const System s = assemble(random_model(rng, 30, 50));
-  const Eigen::VectorXd b = random_vector(rng, s.n);
-  IterativeDualSolver solver;
-  solver.settings.tolerance = 1e-12;
-  solver.settings.max_iterations = 3;
-  Eigen::VectorXd x;
-  const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
-  EXPECT_FALSE(r.converged);
-  EXPECT_EQ(r.iterations, 3);
-  const double truth = true_residual(s, b, x);
-  EXPECT_NEAR(r.residual, truth, 1e-9 * truth);
+TEST(IterativeDualSolver, ConvergesToTheRequestedTolerance) {
+  for (const DualPreconditioner pre : kPreconditioners) {
+    SCOPED_TRACE(name(pre));
+    for (double tol : {1e-4, 1e-8, 1e-10}) {
+      for (unsigned seed = 1; seed <= 20; ++seed) {
+        std::mt19937 rng(seed);
+        const int bodies = 2 + static_cast<int>(rng() % 40);
+        const int joints = 1 + static_cast<int>(rng() % bodies);
+        const System s = assemble(random_model(rng, bodies, joints));
+        const Eigen::VectorXd b = random_vector(rng, s.n);
+        IterativeDualSolver solver;
+        solver.settings.tolerance = tol;
+        solver.settings.max_iterations = 10 * s.n;
+        solver.settings.preconditioner = pre;
+        Eigen::VectorXd x;  // cold start
+        const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, seed, x);
+        ASSERT_EQ(x.size(), s.n);
+        EXPECT_TRUE(r.converged) << "seed " << seed << " tol " << tol << ": " << r.residual;
+        EXPECT_GT(r.iterations, 0);
+        // The reported residual is the true one, and within the tolerance.
+        const double truth = true_residual(s, b, x);
+        EXPECT_LE(truth, tol * (1 + 1e-6)) << "seed " << seed << " tol " << tol;
+        EXPECT_NEAR(r.residual, truth, 1e-3 * truth + residual_roundoff(s, b, x))
+            << "seed " << seed << " tol " << tol;
+        if (tol == 1e-10) {
+          const Eigen::VectorXd ref = s.dense.ldlt().solve(b);
+          EXPECT_LE((x - ref).norm() / ref.norm(), error_bound(s, 1e-10, 1e-8)) << "seed " << seed;
+        }
+      }
+    }
+  }
 }
 
-TEST(IterativeDualSolver, ReusesThePatternAndDetectsChanges) {
-  std::mt19937 rng(21);
-  Model model = random_model(rng, 25, 40, 1);  // blocks of 1-6 rows
-  IterativeDualSolver solver;
-  for (int call = 0; call < 3; ++call) {
-    for (auto& h : model.hinv) h *= 1.0 + 0.5 * std::abs(random_vector(rng, 1)[0]);
+TEST(IterativeDualSolver, LinesMatchTheDenseSolution) {
+  // Random systems of 1-6 row blocks (odd seeds: ball joints only, 3 rows each), several
+  // sizes: the line preconditioned solve agrees with a dense LDL^T solve to 1e-9 (or the
+  // conditioning bound of the tolerance).
+  for (unsigned seed = 1; seed <= 30; ++seed) {
+    std::mt19937 rng(1000 + seed);
+    const int bodies = 2 + static_cast<int>(rng() % 60);
+    const int joints = 1 + static_cast<int>(rng() % (2 * bodies));
+    Model model = random_model(rng, bodies, joints, 1);
+    if (seed % 2 == 1) {
+      std::uniform_real_distribution<double> u(-1, 1);
+      for (Joint& j : model.joints) {
+        j.rows = 3;
+        j.a.g = Eigen::MatrixXd::NullaryExpr(3, 12, [&] { return u(rng); });
+        j.b.g = Eigen::MatrixXd::NullaryExpr(3, 12, [&] { return u(rng); });
+      }
+    }
     const System s = assemble(model);
     const Eigen::VectorXd b = random_vector(rng, s.n);
-    Eigen::VectorXd x;
-    const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 3, x);
-    EXPECT_TRUE(r.converged) << "call " << call;
-    EXPECT_LE(true_residual(s, b, x), 1e-10 * (1 + 1e-6));
-  }
-  EXPECT_EQ(solver.rebuilds(), 1);
-  // Same pattern value, triplets in another order: detected, still right.
-  System s = assemble(model);
-  std::shuffle(s.triplets.begin(), s.triplets.end(), rng);
-  Eigen::VectorXd b = random_vector(rng, s.n), x;
-  IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 3, x);
-  EXPECT_TRUE(r.converged);
-  EXPECT_LE(true_residual(s, b, x), 1e-10 * (1 + 1e-6));
-  EXPECT_EQ(solver.rebuilds(), 2);
-  // A new pattern.
-  s = assemble(random_model(rng, 25, 30));
-  b = random_vector(rng, s.n);
-  x.resize(0);
-  r = solver.solve(s.n, s.triplets, s.block_begin, b, 4, x);
-  EXPECT_TRUE(r.converged);
-  EXPECT_LE(true_residual(s, b, x), 1e-10 * (1 + 1e-6));
-  EXPECT_EQ(solver.rebuilds(), 3);
-}
-
-TEST(IterativeDualSolver, RedundantConsistentSystemConverges) {
-  for (unsigned seed = 1; seed <= 5; ++seed) {
-    std::mt19937 rng(300 + seed);
-    Model model = random_model(rng, 20, 25);
-    for (auto& j : model.joints) j.compliance = 0;
-    model.joints.push_back(model.joints[rng() % model.joints.size()]);  // duplicated joint
-    const System s = assemble(model);
-    const Eigen::VectorXd b = s.dense * random_vector(rng, s.n);
+    const Eigen::VectorXd ref = s.dense.ldlt().solve(b);
     IterativeDualSolver solver;
-    solver.settings.tolerance = 1e-9;
+    solver.settings.tolerance = 1e-13;
+    solver.settings.max_iterations = 20 * s.n;
     Eigen::VectorXd x;
     const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
     EXPECT_TRUE(r.converged) << "seed " << seed << ": " << r.residual;
-    EXPECT_TRUE(x.allFinite());
-    EXPECT_LE(true_residual(s, b, x), 1e-9 * (1 + 1e-6)) << "seed " << seed;
+    EXPECT_LE((x - ref).norm() / ref.norm(), error_bound(s, 1e-13, 1e-9)) << "seed " << seed;
+    expect_valid_partition(s, solver.lines());
+  }
+}
+
+TEST(IterativeDualSolver, LinesOnANet) {
+  const int n = 8;
+  const System s = assemble(net_model(n));
+  std::mt19937 rng(4);
+  const Eigen::VectorXd b = random_vector(rng, s.n);
+  const Eigen::VectorXd ref = s.dense.ldlt().solve(b);
+  int iterations[2] = {0, 0};
+  for (const DualPreconditioner pre : kPreconditioners) {
+    IterativeDualSolver solver;
+    solver.settings.tolerance = 1e-10;
+    solver.settings.max_iterations = 20000;
+    solver.settings.preconditioner = pre;
+    Eigen::VectorXd x;
+    const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
+    EXPECT_TRUE(r.converged) << name(pre) << ": " << r.residual;
+    // cond(S) ~ 1e6 would allow 1e-4; both solvers land much closer to the solution.
+    EXPECT_LE((x - ref).norm() / ref.norm(), 1e-9) << name(pre);
+    iterations[pre == DualPreconditioner::Lines] = r.iterations;
+  }
+  // The lines remove most of the iterations of the joint blocks.
+  EXPECT_LT(3 * iterations[1], iterations[0]) << iterations[1] << " vs " << iterations[0];
+
+  // The lines follow the rows and columns of links: every horizontal link's two joints are in
+  // one line with the neighbouring links' joints (the first row's links share their nodes with
+  // the pins, which may take the continuation instead), and there are few, long lines.
+  const LinePartition lines = partition_of(s);
+  expect_valid_partition(s, lines);
+  const std::vector<int> position = lines.positions();
+  auto line_of = [&](int block) {
+    const auto it = std::upper_bound(lines.line_begin.begin(), lines.line_begin.end(),
+                                     position[block]);
+    return static_cast<int>(it - lines.line_begin.begin()) - 1;
+  };
+  for (int i = 1; i < n; ++i) {
+    const int first = 2 * i * (n - 1);  // row i: blocks first .. first + 2 (n - 1) - 1
+    for (int k = first; k + 1 < first + 2 * (n - 1); ++k)
+      EXPECT_EQ(line_of(k), line_of(k + 1)) << "row " << i << " block " << k;
+  }
+  const int vertical = 2 * n * (n - 1);  // column j, link i: blocks vertical + 2 (i n + j) + 0/1
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i + 1 < n; ++i) {
+      EXPECT_EQ(line_of(vertical + 2 * (i * n + j)), line_of(vertical + 2 * (i * n + j) + 1));
+      if (i + 2 < n) {
+        EXPECT_EQ(line_of(vertical + 2 * (i * n + j) + 1), line_of(vertical + 2 * ((i + 1) * n + j)))
+            << "column " << j << " link " << i;
+      }
+    }
+  EXPECT_LE(lines.lines(), 3 * n);
+}
+
+TEST(IterativeDualLinePartition, GreedyOnGivenCouplings) {
+  // A weighted 4-cycle (a joint loop) loses its weakest coupling; as the ends of the path
+  // 0-1-2-3 are still coupled, the path is cut before its last block.
+  LinePartition lines =
+      partition_lines(4, {{0, 1, 3.0}, {1, 2, 2.0}, {2, 3, 4.0}, {0, 3, 1.0}});
+  EXPECT_EQ(lines.order, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(lines.line_begin, (std::vector<int>{0, 3, 4}));
+  // An open chain is one path, whatever the order of its couplings.
+  lines = partition_lines(4, {{2, 3, 1.0}, {0, 1, 2.0}, {1, 2, 3.0}});
+  ASSERT_EQ(lines.lines(), 1);
+  EXPECT_EQ(lines.order, (std::vector<int>{0, 1, 2, 3}));
+  // A star: the centre takes its two strongest couplings, the rest stay alone.
+  lines = partition_lines(5, {{0, 1, 1.0}, {0, 2, 5.0}, {0, 3, 4.0}, {0, 4, 2.0}});
+  ASSERT_EQ(lines.lines(), 3);
+  EXPECT_EQ(lines.order, (std::vector<int>{1, 2, 0, 3, 4}));
+  EXPECT_EQ(lines.line_begin, (std::vector<int>{0, 1, 4, 5}));
+  // Three pairwise coupled blocks (the joints of one body): a pair and a single block.
+  lines = partition_lines(3, {{0, 1, 1.0}, {1, 2, 2.0}, {0, 2, 1.5}});
+  EXPECT_EQ(lines.order, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(lines.line_begin, (std::vector<int>{0, 1, 3}));
+  // A path with a weak long-range coupling is cut: 0-1-2-3-4 with 1 ~ 4 would not be block
+  // tridiagonal.
+  lines = partition_lines(5, {{0, 1, 5.0}, {1, 2, 5.0}, {2, 3, 5.0}, {3, 4, 5.0}, {1, 4, 0.5}});
+  EXPECT_EQ(lines.order, (std::vector<int>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(lines.line_begin, (std::vector<int>{0, 4, 5}));
+  // Zero strengths, self couplings and out-of-range blocks are ignored; no blocks, no lines.
+  lines = partition_lines(2, {{0, 1, 0.0}, {1, 1, 1.0}, {1, 7, 1.0}});
+  EXPECT_EQ(lines.line_begin, (std::vector<int>{0, 1, 2}));
+  lines = partition_lines(0, {});
+  EXPECT_EQ(lines.lines(), 0);
+  EXPECT_TRUE(lines.order.empty());
+}
+
+TEST(IterativeDualLinePartition, CoversRandomSystems) {
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    std::mt19937 rng(500 + seed);
+    const int bodies = 2 + static_cast<int>(rng() % 80);
+    const int joints = 1 + static_cast<int>(rng() % (3 * bodies));
+    const System s = assemble(random_model(rng, bodies, joints, 1));
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    expect_valid_partition(s, partition_of(s));
+  }
+}
+
+TEST(IterativeDualLinePartition, CouplingStrengthsAreScaled) {
+  // Two 2-row blocks: D_0 = diag(4, 1), D_1 = diag(1, 9), C = [[2, 0], [0, 3]]:
+  // |L_0^{-1} C L_1^{-T}|_F = |[[2 / (2 * 1), 0], [0, 3 / (1 * 3)]]|_F = sqrt(2).
+  const std::vector<int> row_start = {0, 2, 4, 6, 8};
+  const std::vector<int> col = {0, 2, 1, 3, 0, 2, 1, 3};
+  const std::vector<double> val = {4, 2, 1, 3, 2, 1, 3, 9};
+  const std::vector<BlockCoupling> c = block_couplings(row_start, col, val, {0, 2, 4});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].a, 0);
+  EXPECT_EQ(c[0].b, 1);
+  EXPECT_NEAR(c[0].strength, std::sqrt(2.0), 1e-6);
+}
+
+TEST(IterativeDualSolver, WarmStartFromTheSolution) {
+  for (const DualPreconditioner pre : kPreconditioners) {
+    SCOPED_TRACE(name(pre));
+    std::mt19937 rng(5);
+    const System s = assemble(random_model(rng, 40, 60));
+    const Eigen::VectorXd b = random_vector(rng, s.n);
+    const Eigen::VectorXd exact = s.dense.ldlt().solve(b);
+    IterativeDualSolver solver;
+    solver.settings.tolerance = 1e-10;
+    solver.settings.preconditioner = pre;
+    Eigen::VectorXd x = exact;
+    IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
+    EXPECT_TRUE(r.converged);
+    EXPECT_LE(r.iterations, 1);
+    EXPECT_NEAR(r.residual, true_residual(s, b, x), residual_roundoff(s, b, x));
+
+    // A warm start near the solution takes fewer iterations than a cold one.
+    Eigen::VectorXd cold;
+    const IterativeDualResult rc = solver.solve(s.n, s.triplets, s.block_begin, b, 1, cold);
+    x = exact + 1e-3 * exact.cwiseProduct(random_vector(rng, s.n));
+    r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
+    EXPECT_TRUE(rc.converged);
+    EXPECT_TRUE(r.converged);
+    EXPECT_LT(r.iterations, rc.iterations);
+    EXPECT_EQ(solver.rebuilds(), 1);
+
+    // A zero right-hand side gives zero.
+    x = exact;
+    r = solver.solve(s.n, s.triplets, s.block_begin, Eigen::VectorXd::Zero(s.n), 1, x);
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 0);
+    EXPECT_EQ(x.norm(), 0.0);
+  }
+}
+
+TEST(IterativeDualSolver, StopsAtMaxIterationsWithTheTrueResidual) {
+  for (const DualPreconditioner pre : kPreconditioners) {
+    SCOPED_TRACE(name(pre));
+    std::mt19937 rng(9);
+    const System s = assemble(random_model(rng, 30, 50));
+    const Eigen::VectorXd b = random_vector(rng, s.n);
+    IterativeDualSolver solver;
+    solver.settings.tolerance = 1e-12;
+    solver.settings.max_iterations = 3;
+    solver.settings.preconditioner = pre;
+    Eigen::VectorXd x;
+    const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
+    EXPECT_FALSE(r.converged);
+    EXPECT_EQ(r.iterations, 3);
+    const double truth = true_residual(s, b, x);
+    EXPECT_NEAR(r.residual, truth, 1e-9 * truth);
+  }
+}
+
+TEST(IterativeDualSolver, ReusesThePatternAndDetectsChanges) {
+  for (const DualPreconditioner pre : kPreconditioners) {
+    SCOPED_TRACE(name(pre));
+    std::mt19937 rng(21);
+    Model model = random_model(rng, 25, 40, 1);  // blocks of 1-6 rows
+    IterativeDualSolver solver;
+    solver.settings.preconditioner = pre;
+    for (int call = 0; call < 3; ++call) {
+      for (auto& h : model.hinv) h *= 1.0 + 0.5 * std::abs(random_vector(rng, 1)[0]);
+      const System s = assemble(model);
+      const Eigen::VectorXd b = random_vector(rng, s.n);
+      Eigen::VectorXd x;
+      const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 3, x);
+      EXPECT_TRUE(r.converged) << "call " << call;
+      EXPECT_LE(true_residual(s, b, x), 1e-10 * (1 + 1e-6));
+    }
+    EXPECT_EQ(solver.rebuilds(), 1);
+    // Same pattern value, triplets in another order: detected, still right.
+    System s = assemble(model);
+    std::shuffle(s.triplets.begin(), s.triplets.end(), rng);
+    Eigen::VectorXd b = random_vector(rng, s.n), x;
+    IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 3, x);
+    EXPECT_TRUE(r.converged);
+    EXPECT_LE(true_residual(s, b, x), 1e-10 * (1 + 1e-6));
+    EXPECT_EQ(solver.rebuilds(), 2);
+    // A new pattern.
+    s = assemble(random_model(rng, 25, 30));
+    b = random_vector(rng, s.n);
+    x.resize(0);
+    r = solver.solve(s.n, s.triplets, s.block_begin, b, 4, x);
+    EXPECT_TRUE(r.converged);
+    EXPECT_LE(true_residual(s, b, x), 1e-10 * (1 + 1e-6));
+    EXPECT_EQ(solver.rebuilds(), 3);
+    if (pre == DualPreconditioner::Lines) expect_valid_partition(s, solver.lines());
+  }
+}
+
+TEST(IterativeDualSolver, SwitchesPreconditionerOnTheSamePattern) {
+  std::mt19937 rng(33);
+  const System s = assemble(random_model(rng, 30, 45));
+  const Eigen::VectorXd b = random_vector(rng, s.n);
+  IterativeDualSolver solver;
+  for (const DualPreconditioner pre :
+       {DualPreconditioner::Blocks, DualPreconditioner::Lines, DualPreconditioner::Blocks}) {
+    solver.settings.preconditioner = pre;
+    Eigen::VectorXd x;
+    const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
+    EXPECT_TRUE(r.converged) << name(pre);
+    EXPECT_LE(true_residual(s, b, x), 1e-10 * (1 + 1e-6)) << name(pre);
+  }
+  EXPECT_EQ(solver.rebuilds(), 1);
+}
+
+TEST(IterativeDualSolver, RedundantConsistentSystemConverges) {
+  for (const DualPreconditioner pre : kPreconditioners) {
+    SCOPED_TRACE(name(pre));
+    for (unsigned seed = 1; seed <= 5; ++seed) {
+      std::mt19937 rng(300 + seed);
+      Model model = random_model(rng, 20, 25);
+      for (auto& j : model.joints) j.compliance = 0;
+      model.joints.push_back(model.joints[rng() % model.joints.size()]);  // duplicated joint
+      const System s = assemble(model);
+      const Eigen::VectorXd b = s.dense * random_vector(rng, s.n);
+      IterativeDualSolver solver;
+      solver.settings.tolerance = 1e-9;
+      solver.settings.preconditioner = pre;
+      Eigen::VectorXd x;
+      const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
+      EXPECT_TRUE(r.converged) << "seed " << seed << ": " << r.residual;
+      EXPECT_TRUE(x.allFinite());
+      EXPECT_LE(true_residual(s, b, x), 1e-9 * (1 + 1e-6)) << "seed " << seed;
+    }
+  }
+}
+
+TEST(IterativeDualSolver, InconsistentSystemDoesNotConverge) {
+  for (const DualPreconditioner pre : kPreconditioners) {
+    SCOPED_TRACE(name(pre));
+    std::mt19937 rng(77);
+    Model model = random_model(rng, 15, 20);
+    for (auto& j : model.joints) j.compliance = 0;
+    model.joints.push_back(model.joints[3]);  // duplicated joint: S singular
+    const System s = assemble(model);
+    // A right-hand side with a component in the null space (the two copies' difference).
+    Eigen::VectorXd b = s.dense * random_vector(rng, s.n);
+    const int a0 = s.block_begin[3], d0 = s.block_begin[s.block_begin.size() - 2];
+    b.segment(a0, 3) += Eigen::Vector3d(1, 2, 3);
+    b.segment(d0, 3) -= Eigen::Vector3d(1, 2, 3);
+    IterativeDualSolver solver;
+    solver.settings.tolerance = 1e-9;
+    solver.settings.max_iterations = 200;
+    solver.settings.preconditioner = pre;
+    Eigen::VectorXd x;
+    const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
+    EXPECT_FALSE(r.converged);
+    EXPECT_GT(r.residual, 1e-9);
   }
 }
 
 TEST(IterativeDualSolver, BlockWithRedundantRows) {
-  std::mt19937 rng(17);
-  Model model = random_model(rng, 15, 15);
-  for (auto& j : model.joints) j.compliance = 0;
-  // A joint whose last three rows repeat its first three: its diagonal block is singular.
-  Joint& j = model.joints[0];
-  j.rows = 6;
-  for (Side* side : {&j.a, &j.b}) {
-    side->g.conservativeResize(6, 12);
-    side->g.bottomRows(3) = side->g.topRows(3);
+  for (const DualPreconditioner pre : kPreconditioners) {
+    SCOPED_TRACE(name(pre));
+    std::mt19937 rng(17);
+    Model model = random_model(rng, 15, 15);
+    for (auto& j : model.joints) j.compliance = 0;
+    // A joint whose last three rows repeat its first three: its diagonal block is singular.
+    Joint& j = model.joints[0];
+    j.rows = 6;
+    for (Side* side : {&j.a, &j.b}) {
+      side->g.conservativeResize(6, 12);
+      side->g.bottomRows(3) = side->g.topRows(3);
+    }
+    const System s = assemble(model);
+    const Eigen::VectorXd b = s.dense * random_vector(rng, s.n);
+    IterativeDualSolver solver;
+    solver.settings.tolerance = 1e-9;
+    solver.settings.preconditioner = pre;
+    Eigen::VectorXd x;
+    const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
+    EXPECT_TRUE(r.converged) << r.residual;
+    EXPECT_TRUE(x.allFinite());
+    EXPECT_LE(true_residual(s, b, x), 1e-9 * (1 + 1e-6));
   }
-  const System s = assemble(model);
-  const Eigen::VectorXd b = s.dense * random_vector(rng, s.n);
-  IterativeDualSolver solver;
-  solver.settings.tolerance = 1e-9;
-  Eigen::VectorXd x;
-  const IterativeDualResult r = solver.solve(s.n, s.triplets, s.block_begin, b, 1, x);
-  EXPECT_TRUE(r.converged) << r.residual;
-  EXPECT_TRUE(x.allFinite());
-  EXPECT_LE(true_residual(s, b, x), 1e-9 * (1 + 1e-6));
 }
 
 TEST(IterativeDualSolver, RejectsInvalidInput) {
+  for (const DualPreconditioner pre : kPreconditioners) {
+    SCOPED_TRACE(name(pre));
+    IterativeDualSolver solver;
+    solver.settings.preconditioner = pre;
+    const Triplets t = {{0, 0, 2.0}, {1, 1, 2.0}};
+    Eigen::VectorXd x;
+    EXPECT_EQ(solver.solve(2, t, {0, 1}, Eigen::Vector2d(1, 1), 1, x).iterations, -1);
+    EXPECT_EQ(solver.solve(2, t, {0, 2, 2}, Eigen::Vector2d(1, 1), 1, x).iterations, -1);
+    EXPECT_EQ(solver.solve(2, {{0, 3, 1.0}}, {0, 2}, Eigen::Vector2d(1, 1), 1, x).iterations, -1);
+    EXPECT_EQ(solver.solve(2, t, {0, 2}, Eigen::Vector3d(1, 1, 1), 1, x).iterations, -1);
+    const IterativeDualResult r = solver.solve(2, t, {0, 1, 2}, Eigen::Vector2d(1, 1), 1, x);
+    EXPECT_TRUE(r.converged);
+    EXPECT_NEAR((x - Eigen::Vector2d(0.5, 0.5)).norm(), 0, 1e-15);
+  }
+}
+
+TEST(IterativeDualSolver, EmptyAndSingleBlockSystems) {
+  for (const DualPreconditioner pre : kPreconditioners) {
+    SCOPED_TRACE(name(pre));
+    IterativeDualSolver solver;
+    solver.settings.preconditioner = pre;
+    Eigen::VectorXd x = Eigen::VectorXd::Ones(3);
+    IterativeDualResult r = solver.solve(0, {}, {0}, Eigen::VectorXd(), 1, x);
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 0);
+    EXPECT_EQ(x.size(), 0);
+    // One 3-row block: solved exactly by either preconditioner (one iteration).
+    Eigen::Matrix3d a;
+    a << 4, 1, 0.5, 1, 3, 0.2, 0.5, 0.2, 2;
+    Triplets t;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) t.emplace_back(i, j, a(i, j));
+    const Eigen::Vector3d b(1, -2, 3);
+    x.resize(0);
+    r = solver.solve(3, t, {0, 3}, b, 1, x);
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 1);
+    EXPECT_LE((x - a.ldlt().solve(b)).norm(), 1e-12 * b.norm());
+  }
+}
+
+TEST(IterativeDualSolver, BlocksLargerThanTheLineLimitFallBackToBlocks) {
+  // One block larger than kMaxLineBlock: the line setting still solves the system.
+  const int n = kMaxLineBlock + 2;
+  std::mt19937 rng(8);
+  const Eigen::MatrixXd q = Eigen::MatrixXd::NullaryExpr(n, n, [&] { return random_vector(rng, 1)[0]; });
+  const Eigen::MatrixXd a = q * q.transpose() + n * Eigen::MatrixXd::Identity(n, n);
+  Triplets t;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) t.emplace_back(i, j, a(i, j));
+  const Eigen::VectorXd b = random_vector(rng, n);
   IterativeDualSolver solver;
-  const Triplets t = {{0, 0, 2.0}, {1, 1, 2.0}};
+  solver.settings.preconditioner = DualPreconditioner::Lines;
   Eigen::VectorXd x;
-  EXPECT_EQ(solver.solve(2, t, {0, 1}, Eigen::Vector2d(1, 1), 1, x).iterations, -1);
-  EXPECT_EQ(solver.solve(2, t, {0, 2, 2}, Eigen::Vector2d(1, 1), 1, x).iterations, -1);
-  EXPECT_EQ(solver.solve(2, {{0, 3, 1.0}}, {0, 2}, Eigen::Vector2d(1, 1), 1, x).iterations, -1);
-  EXPECT_EQ(solver.solve(2, t, {0, 2}, Eigen::Vector3d(1, 1, 1), 1, x).iterations, -1);
-  const IterativeDualResult r = solver.solve(2, t, {0, 1, 2}, Eigen::Vector2d(1, 1), 1, x);
+  const IterativeDualResult r = solver.solve(n, t, {0, n}, b, 1, x);
   EXPECT_TRUE(r.converged);
-  EXPECT_NEAR((x - Eigen::Vector2d(0.5, 0.5)).norm(), 0, 1e-15);
+  EXPECT_LE((x - a.ldlt().solve(b)).norm() / b.norm(), 1e-9);
 }
 
 }  // namespace
