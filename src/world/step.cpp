@@ -258,11 +258,6 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
   const double min_inertia = (body.sigma.sum() - body.sigma.maxCoeff()) / beta_h2();
   if (2 * tau.norm() < 0.1 * min_inertia) return;
   Mat3 K3 = tau.trace() * Mat3::Identity() - tau;
-  Eigen::SelfAdjointEigenSolver<Mat3> eig;
-  eig.computeDirect(K3);
-  const Vec3 ev = eig.eigenvalues().cwiseMax(0.0);
-  const auto& b = bodies[i];
-  if (ev.maxCoeff() <= 0) return;
   // Only where the dropped term is not small against the rotational inertia / (beta h^2)
   // that Hb keeps on the same directions: there Newton converges without it, and adding it
   // to a single iteration would only slow the rotation down. Compared axis by axis in the
@@ -270,11 +265,20 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
   const Mat3 K_body = A.transpose() * K3 * A;
   double ratio = 0;
   for (int ax = 0; ax < 3; ++ax) {
-    const double inertia = (b.sigma.sum() - b.sigma[ax]) / beta_h2();
+    const double inertia = (body.sigma.sum() - body.sigma[ax]) / beta_h2();
     ratio = std::max(ratio, K_body(ax, ax) / inertia);
   }
   if (ratio < 0.1) return;
-  K3 = eig.eigenvectors() * ev.asDiagonal() * eig.eigenvectors().transpose();
+  // Positive part of K3. Under tension (tau positive semidefinite) K3 is already positive
+  // semidefinite (its eigenvalues are sums of two of tau's): no eigenvectors needed.
+  Eigen::SelfAdjointEigenSolver<Mat3> eig;
+  eig.computeDirect(K3, Eigen::EigenvaluesOnly);
+  const Vec3 ev = eig.eigenvalues();
+  if (ev.minCoeff() < -1e-12 * ev.maxCoeff()) {
+    eig.computeDirect(K3);
+    K3 = eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() *
+         eig.eigenvectors().transpose();
+  }
   Eigen::Matrix<double, 12, 3> Z;
   for (int c = 0; c < 3; ++c) {
     Vec12 e = Vec12::Zero();
