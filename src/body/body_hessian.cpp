@@ -22,6 +22,16 @@ BodyHessian BodyHessian::build(const Vec3& sigma, double m, double V, double mu,
     f.pair_inv[p] = B.inverse();
   }
   f.inv_m_over_h2 = h * h / m;
+  for (int c = 0; c < 3; ++c) {
+    Vec12 e = Vec12::Zero();
+    for (int k = 0; k < 3; ++k) e.segment<3>(3 * k) = Vec3::Unit(c).cross(Vec3::Unit(k));
+    f.Z0.col(c) = f.solve(e);
+  }
+  for (int c = 0; c < 3; ++c) {
+    Vec3 t = Vec3::Zero();
+    for (int k = 0; k < 3; ++k) t += Vec3::Unit(k).cross(Vec3(f.Z0.col(c).segment<3>(3 * k)));
+    f.W0.col(c) = t;
+  }
   return f;
 }
 

@@ -24,6 +24,11 @@ struct BodyHessian {
   Mat3 diag_inv;                       ///< inverse of the 3x3 block on (A00, A11, A22)
   std::array<Eigen::Matrix2d, 3> pair_inv;  ///< inverses on (A01,A10), (A02,A20), (A12,A21)
   double inv_m_over_h2 = 0;            ///< h^2 / m on t
+  /// Hb^{-1} E(I) (dimensionless rotations to q, s^2/kg-weighted): column c is Hb^{-1} of the
+  /// q-direction of a rotation about axis c of the identity (block k: e_c x e_k); zero on t.
+  /// With E(R) = D(R) E(I) R^T, H^{-1} E(R) = D(R) Z0 R^T for any rotation R.
+  Eigen::Matrix<double, 12, 3> Z0;
+  Mat3 W0;  ///< E(I)^T Z0, symmetric
 
   /// Builds the factor for second moments sigma (kg m^2, principal), mass m (kg), volume
   /// V (m^3), Lame parameters mu, lambda (Pa) and time step h (s).

@@ -110,12 +110,6 @@ bool World::Impl::solve_ball_chains() {
   };
   const Vec12 world_q = detail::make_q(Mat3::Identity(), Vec3::Zero());
   auto q_of = [&](int body) -> const Vec12& { return body >= 0 ? q[body] : world_q; };
-  // J(p) Z of a body with a geometric-stiffness correction (H^{-1} -= Z C Z^T).
-  auto JZ = [&](int s, const Vec3& p) {
-    Mat3 out;
-    for (int c = 0; c < 3; ++c) out.col(c) = detail::point(geo_terms[geo[s]].Z.col(c), p);
-    return out;
-  };
   // B_k: the coupling of the joint at `at` with the next one through their shared body
   // (rebuilt in the back substitution rather than stored).
   auto coupling = [&](std::size_t at) {
@@ -126,8 +120,7 @@ bool World::Impl::solve_ball_chains() {
     Mat3 B = R * bc.K[j.kn] * R.transpose();
     if (geo[s] >= 0) {
       const double sign = j.next_side == next.prev_side ? 1.0 : -1.0;
-      B.noalias() -= sign * JZ(s, side_anchor(j, j.next_side)) * geo_terms[geo[s]].C *
-                     JZ(s, side_anchor(next, next.prev_side)).transpose();
+      B -= sign * geo_point_block(s, side_anchor(j, j.next_side), side_anchor(next, next.prev_side));
     }
     return B;
   };
@@ -144,19 +137,13 @@ bool World::Impl::solve_ball_chains() {
       const Mat3& R = rot[j.a];
       D.noalias() += R * bc.K[j.kaa] * R.transpose();
       rhs += detail::point(y[j.a], jm.pa);
-      if (geo[j.a] >= 0) {
-        const Mat3 z = JZ(j.a, jm.pa);
-        D.noalias() -= z * geo_terms[geo[j.a]].C * z.transpose();
-      }
+      if (geo[j.a] >= 0) D -= geo_point_block(j.a, jm.pa, jm.pa);
     }
     if (dynamic(j.b)) {
       const Mat3& R = rot[j.b];
       D.noalias() += R * bc.K[j.kbb] * R.transpose();
       rhs -= detail::point(y[j.b], jm.pb);
-      if (geo[j.b] >= 0) {
-        const Mat3 z = JZ(j.b, jm.pb);
-        D.noalias() -= z * geo_terms[geo[j.b]].C * z.transpose();
-      }
+      if (geo[j.b] >= 0) D -= geo_point_block(j.b, jm.pb, jm.pb);
     }
     if (j.prev_side >= 0) {
       D.noalias() -= X_prev.transpose() * B_prev;

@@ -213,7 +213,8 @@ void World::Impl::body_operators() {
   rot.resize(bodies.size());
   y.resize(bodies.size());
   geo.assign(bodies.size(), -1);
-  geo_terms.clear();
+  geo_C.clear();
+  geo_Z.clear();
   if (vanilla) vanilla_inv.resize(bodies.size());
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
@@ -279,34 +280,72 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
     K3 = eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() *
          eig.eigenvectors().transpose();
   }
-  Eigen::Matrix<double, 12, 3> Z;
-  for (int c = 0; c < 3; ++c) {
-    Vec12 e = Vec12::Zero();
-    for (int k = 0; k < 3; ++k) e.segment<3>(3 * k) = Vec3::Unit(c).cross(A.col(k));
-    Z.col(c) = solve_body_base(i, e);
+  geo[i] = static_cast<std::int32_t>(geo_C.size());
+  Mat3 C;
+  if (geo_body_frame()) {  // in the body frame: C_b = R^T C R = (I + K3b W0)^{-1} K3b
+    const Mat3& R = rot[i];
+    const Mat3 K3b = R.transpose() * K3 * R;
+    C = (Mat3::Identity() + K3b * factors[body.factor].W0).inverse() * K3b;
+  } else {
+    Eigen::Matrix<double, 12, 3> Z;
+    for (int c = 0; c < 3; ++c) {
+      Vec12 e = Vec12::Zero();
+      for (int k = 0; k < 3; ++k) e.segment<3>(3 * k) = Vec3::Unit(c).cross(A.col(k));
+      Z.col(c) = solve_body_base(i, e);
+    }
+    // E^T Z: apply E^T (theta-components of a q-vector: sum_k a_k x v_k).
+    Mat3 EtZ;
+    for (int c = 0; c < 3; ++c) {
+      Vec3 t = Vec3::Zero();
+      for (int k = 0; k < 3; ++k) t += A.col(k).cross(Vec3(Z.col(c).segment<3>(3 * k)));
+      EtZ.col(c) = t;
+    }
+    C = (Mat3::Identity() + K3 * EtZ).inverse() * K3;
+    geo_Z.push_back(Z);
   }
-  // E^T Z: apply E^T (theta-components of a q-vector: sum_k a_k x v_k).
-  Mat3 EtZ;
-  for (int c = 0; c < 3; ++c) {
-    Vec3 t = Vec3::Zero();
-    for (int k = 0; k < 3; ++k) t += A.col(k).cross(Vec3(Z.col(c).segment<3>(3 * k)));
-    EtZ.col(c) = t;
-  }
-  Mat3 C = (Mat3::Identity() + K3 * EtZ).inverse() * K3;
   // Symmetric in exact arithmetic; made symmetric to the bit so that H^{-1} and S are, and
   // every dual solver (each reads its own triangle of S) returns the same multipliers.
-  C = (0.5 * (C + C.transpose())).eval();
-  geo[i] = static_cast<std::int32_t>(geo_terms.size());
-  geo_terms.push_back({Z, C});
+  geo_C.push_back(0.5 * (C + C.transpose()));
 }
 
 Vec12 World::Impl::solve_body(std::size_t i, const Vec12& v) const {
   Vec12 x = solve_body_base(i, v);
-  if (geo[i] >= 0) {
-    const GeoTerm& g = geo_terms[geo[i]];
-    x -= g.Z * (g.C * (g.Z.transpose() * v));
+  if (geo[i] < 0) return x;
+  const Mat3& C = geo_C[geo[i]];
+  if (geo_body_frame()) {  // Z C Z^T v = D(R) Z0 C_b Z0^T D(R)^T v
+    const Mat3& R = rot[i];
+    const auto& Z0 = factors[bodies[i].factor].Z0;
+    Vec3 w = Vec3::Zero();
+    for (int k = 0; k < 3; ++k) {
+      w.noalias() += Z0.block<3, 3>(3 * k, 0).transpose() * (R.transpose() * block(v, k));
+    }
+    const Vec3 cw = C * w;
+    for (int k = 0; k < 3; ++k) x.segment<3>(3 * k) -= R * (Z0.block<3, 3>(3 * k, 0) * cw);
+  } else {
+    const auto& Z = geo_Z[geo[i]];
+    x -= Z * (C * (Z.transpose() * v));
   }
   return x;
+}
+
+Mat3 World::Impl::geo_point_block(std::size_t i, const Vec3& p1, const Vec3& p2) const {
+  const Mat3& C = geo_C[geo[i]];
+  if (geo_body_frame()) {  // J(p) D(R) Z0 R^T = R Y(p) R^T, Y(p) = sum_k p_k Z0_k
+    const auto& Z0 = factors[bodies[i].factor].Z0;
+    auto Y = [&](const Vec3& p) {
+      return Mat3(p[0] * Z0.block<3, 3>(0, 0) + p[1] * Z0.block<3, 3>(3, 0) +
+                  p[2] * Z0.block<3, 3>(6, 0));
+    };
+    const Mat3& R = rot[i];
+    return R * (Y(p1) * C * Y(p2).transpose()) * R.transpose();
+  }
+  const auto& Z = geo_Z[geo[i]];
+  Mat3 z1, z2;
+  for (int c = 0; c < 3; ++c) {
+    z1.col(c) = detail::point(Z.col(c), p1);
+    z2.col(c) = detail::point(Z.col(c), p2);
+  }
+  return z1 * C * z2.transpose();
 }
 
 Vec12 World::Impl::solve_body_base(std::size_t i, const Vec12& v) const {

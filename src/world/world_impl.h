@@ -114,14 +114,21 @@ struct World::Impl {
   std::vector<detail::Mat12> vanilla_inv;
   std::vector<Vec12> y;                ///< H^{-1} f of each body
   /// Geometric-stiffness correction of H^{-1} (Woodbury, rank 3 on rotations):
-  /// H_true^{-1} v = H^{-1} v - Z C Z^T v, for the few bodies that need one: geo[i] is the
-  /// index of body i's term in geo_terms, or -1.
-  struct GeoTerm {
-    Eigen::Matrix<double, 12, 3> Z;
-    Mat3 C;
-  };
-  std::vector<GeoTerm> geo_terms;
+  /// H_true^{-1} v = H^{-1} v - Z C Z^T v for the bodies that need one; geo[i] is the index of
+  /// body i's term in geo_C, or -1. Co-rotated polar bodies (geo_body_frame()): the rotation
+  /// directions are E(R), Z = H^{-1} E(R) = D(R) Z0 R^T with the factor's constant Z0, and
+  /// geo_C holds R^T C R (9 doubles per body). Other modes: E(A), Z kept in geo_Z, C in the
+  /// world frame.
+  std::vector<Mat3> geo_C;
+  std::vector<Eigen::Matrix<double, 12, 3>> geo_Z;
   std::vector<std::int32_t> geo;
+  bool geo_body_frame() const {
+    return settings.integrator == IntegratorMode::CoRotated &&
+           settings.rotation == RotationMode::Polar;
+  }
+  /// J(p1) Z C Z^T J(p2)^T of body i with geo[i] >= 0: the geometric term's coupling of body
+  /// points p1 and p2 (body frame, m) in H^{-1}, world frame.
+  Mat3 geo_point_block(std::size_t i, const Vec3& p1, const Vec3& p2) const;
   std::vector<detail::Row> rows;       ///< rows of all joints at the current iterate
   std::vector<std::uint32_t> row_joint;
   std::vector<std::int32_t> row_a, row_b;  ///< bodies of each row's joint (-1: the world)

@@ -41,6 +41,32 @@ TEST(BodyHessian, RestHessianIsTheElasticEnergyHessian) {
   }
 }
 
+// Z0 = Hb^{-1} E(I) gives the geometric-stiffness directions of any rotated body:
+// H^{-1} E(R) = D(R) Hb^{-1} D(R)^T E(R) = D(R) Z0 R^T, and E(R)^T H^{-1} E(R) = R W0 R^T.
+TEST(BodyHessian, RotationDirectionsRotateWithTheBody) {
+  const Vec3 sigma(0.3, 0.02, 0.001);
+  const double m = 5, V = 0.005, h = 1e-2;
+  const double mu = lame_mu(1e8, 0.3), lambda = lame_lambda(1e8, 0.3);
+  const BodyHessian f = BodyHessian::build(sigma, m, V, mu, lambda, h);
+  const Mat12 Hinv = BodyHessian::dense(sigma, m, V, mu, lambda, h).inverse();
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Mat3 R = Eigen::Quaterniond(u(rng), u(rng), u(rng), u(rng)).normalized().toRotationMatrix();
+    Mat12 D = Mat12::Zero();  // D(R): R on every column of A, identity on t
+    for (int k = 0; k < 3; ++k) D.block<3, 3>(3 * k, 3 * k) = R;
+    D.bottomRightCorner<3, 3>().setIdentity();
+    Eigen::Matrix<double, 12, 3> E = Eigen::Matrix<double, 12, 3>::Zero();  // E(R)
+    for (int c = 0; c < 3; ++c)
+      for (int k = 0; k < 3; ++k) E.block<3, 1>(3 * k, c) = Vec3::Unit(c).cross(R.col(k));
+    const Eigen::Matrix<double, 12, 3> Z = D * Hinv * D.transpose() * E;
+    const Eigen::Matrix<double, 12, 3> Zr = D * f.Z0 * R.transpose();
+    EXPECT_LT((Z - Zr).norm(), 1e-12 * Z.norm());
+    const Mat3 W = E.transpose() * Z, Wr = R * f.W0 * R.transpose();
+    EXPECT_LT((W - Wr).norm(), 1e-12 * W.norm());
+  }
+}
+
 TEST(Rotation, PolarDecompositionIsExact) {
   std::mt19937 rng(2);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -56,6 +82,20 @@ TEST(Rotation, PolarDecompositionIsExact) {
     const Mat3 Rs = svd.matrixU() * svd.matrixV().transpose();
     EXPECT_LT((R - Rs).norm(), 1e-12);
     EXPECT_LT((R.transpose() * R - Mat3::Identity()).norm(), 1e-13);
+  }
+  // Near-rigid matrices (the affine bodies' case) to round-off.
+  for (const double strain : {1e-9, 1e-6, 1e-4, 1e-2}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const Mat3 R0 =
+          Eigen::Quaterniond(u(rng), u(rng), u(rng), u(rng)).normalized().toRotationMatrix();
+      Mat3 S = Mat3::Identity();
+      for (int i = 0; i < 3; ++i)
+        for (int j = i; j < 3; ++j) S(i, j) = S(j, i) = S(i, j) + strain * u(rng);
+      Mat3 R;
+      ASSERT_TRUE(polar_rotation(R0 * S, R));
+      EXPECT_LT((R - R0).norm(), 1e-15 * 20) << "strain " << strain;
+      EXPECT_LT((R.transpose() * R - Mat3::Identity()).norm(), 1e-15 * 10) << "strain " << strain;
+    }
   }
   Mat3 R;
   Mat3 inverted = Mat3::Identity();
