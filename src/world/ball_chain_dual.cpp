@@ -117,12 +117,11 @@ bool World::Impl::solve_ball_chains() {
     const BallChainLink& next = bc.links[at + 1];
     const int s = side_body(j, j.next_side);
     const Mat3& R = rot[s];
-    Mat3 B = R * bc.K[j.kn] * R.transpose();
-    if (geo[s] >= 0) {
-      const double sign = j.next_side == next.prev_side ? 1.0 : -1.0;
-      B -= sign * geo_point_block(s, side_anchor(j, j.next_side), side_anchor(next, next.prev_side));
-    }
-    return B;
+    if (geo[s] < 0) return Mat3(R * bc.K[j.kn] * R.transpose());
+    const double sign = j.next_side == next.prev_side ? 1.0 : -1.0;
+    const Mat3 Kb = bc.K[j.kn] - sign * geo_body_block(s, side_anchor(j, j.next_side),
+                                                       side_anchor(next, next.prev_side));
+    return Mat3(R * Kb * R.transpose());
   };
   // Forward elimination over every chain: D'_k = D_k - B_{k-1}^T X_{k-1},
   // b'_k = b_k - X_{k-1}^T b'_{k-1}, X_k = D'_k^{-1} B_k. Nothing but lambda is changed before
@@ -135,15 +134,21 @@ bool World::Impl::solve_ball_chains() {
     Vec3 rhs = detail::point(q_of(j.a), jm.pa) - detail::point(q_of(j.b), jm.pb);
     if (dynamic(j.a)) {
       const Mat3& R = rot[j.a];
-      D.noalias() += R * bc.K[j.kaa] * R.transpose();
+      if (geo[j.a] < 0) {
+        D.noalias() += R * bc.K[j.kaa] * R.transpose();
+      } else {
+        D.noalias() += R * (bc.K[j.kaa] - geo_body_block(j.a, jm.pa, jm.pa)) * R.transpose();
+      }
       rhs += detail::point(y[j.a], jm.pa);
-      if (geo[j.a] >= 0) D -= geo_point_block(j.a, jm.pa, jm.pa);
     }
     if (dynamic(j.b)) {
       const Mat3& R = rot[j.b];
-      D.noalias() += R * bc.K[j.kbb] * R.transpose();
+      if (geo[j.b] < 0) {
+        D.noalias() += R * bc.K[j.kbb] * R.transpose();
+      } else {
+        D.noalias() += R * (bc.K[j.kbb] - geo_body_block(j.b, jm.pb, jm.pb)) * R.transpose();
+      }
       rhs -= detail::point(y[j.b], jm.pb);
-      if (geo[j.b] >= 0) D -= geo_point_block(j.b, jm.pb, jm.pb);
     }
     if (j.prev_side >= 0) {
       D.noalias() -= X_prev.transpose() * B_prev;

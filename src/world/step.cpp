@@ -263,29 +263,33 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
   // that Hb keeps on the same directions: there Newton converges without it, and adding it
   // to a single iteration would only slow the rotation down. Compared axis by axis in the
   // body's principal frame (inertia about axis i: sigma_j + sigma_k).
-  const Mat3 K_body = A.transpose() * K3 * A;
+  const Mat3& R = geo_body_frame() ? rot[i] : A;
+  Mat3 K_body = R.transpose() * K3 * R;
   double ratio = 0;
   for (int ax = 0; ax < 3; ++ax) {
     const double inertia = (body.sigma.sum() - body.sigma[ax]) / beta_h2();
     ratio = std::max(ratio, K_body(ax, ax) / inertia);
   }
   if (ratio < 0.1) return;
-  // Positive part of K3. Under tension (tau positive semidefinite) K3 is already positive
-  // semidefinite (its eigenvalues are sums of two of tau's): no eigenvectors needed.
-  Eigen::SelfAdjointEigenSolver<Mat3> eig;
-  eig.computeDirect(K3, Eigen::EigenvaluesOnly);
-  const Vec3 ev = eig.eigenvalues();
-  if (ev.minCoeff() < -1e-12 * ev.maxCoeff()) {
+  // Positive part of K3. Its eigenvalues are real, so all are >= 0 iff the coefficients of
+  // its characteristic polynomial (trace, sum of 2x2 principal minors, determinant) are: the
+  // common case under tension (tau positive semidefinite), which needs no eigen-decomposition.
+  // The tolerances admit round-off on singular K3 (uniaxial tension) and negative eigenvalues
+  // below 1e-7 tr K3.
+  const double s = K3.trace();
+  const double e2 = K3(0, 0) * K3(1, 1) - K3(0, 1) * K3(0, 1) + K3(0, 0) * K3(2, 2) -
+                    K3(0, 2) * K3(0, 2) + K3(1, 1) * K3(2, 2) - K3(1, 2) * K3(1, 2);
+  if (!(s > 0) || !(e2 >= -1e-14 * s * s) || !(K3.determinant() >= -1e-14 * s * s * s)) {
+    Eigen::SelfAdjointEigenSolver<Mat3> eig;
     eig.computeDirect(K3);
     K3 = eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() *
          eig.eigenvectors().transpose();
+    K_body = R.transpose() * K3 * R;
   }
   geo[i] = static_cast<std::int32_t>(geo_C.size());
   Mat3 C;
   if (geo_body_frame()) {  // in the body frame: C_b = R^T C R = (I + K3b W0)^{-1} K3b
-    const Mat3& R = rot[i];
-    const Mat3 K3b = R.transpose() * K3 * R;
-    C = (Mat3::Identity() + K3b * factors[body.factor].W0).inverse() * K3b;
+    C = (Mat3::Identity() + K_body * factors[body.factor].W0).inverse() * K_body;
   } else {
     Eigen::Matrix<double, 12, 3> Z;
     for (int c = 0; c < 3; ++c) {
@@ -328,17 +332,23 @@ Vec12 World::Impl::solve_body(std::size_t i, const Vec12& v) const {
   return x;
 }
 
+Mat3 World::Impl::geo_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) const {
+  // J(p) D(R) Z0 R^T = R Y(p) R^T
+  const auto& Z0 = factors[bodies[i].factor].Z0;
+  auto Y = [&](const Vec3& p) {
+    return Mat3(p[0] * Z0.block<3, 3>(0, 0) + p[1] * Z0.block<3, 3>(3, 0) +
+                p[2] * Z0.block<3, 3>(6, 0));
+  };
+  const Mat3 y1 = Y(p1);
+  return y1 * geo_C[geo[i]] * (&p1 == &p2 ? y1 : Y(p2)).transpose();
+}
+
 Mat3 World::Impl::geo_point_block(std::size_t i, const Vec3& p1, const Vec3& p2) const {
-  const Mat3& C = geo_C[geo[i]];
-  if (geo_body_frame()) {  // J(p) D(R) Z0 R^T = R Y(p) R^T, Y(p) = sum_k p_k Z0_k
-    const auto& Z0 = factors[bodies[i].factor].Z0;
-    auto Y = [&](const Vec3& p) {
-      return Mat3(p[0] * Z0.block<3, 3>(0, 0) + p[1] * Z0.block<3, 3>(3, 0) +
-                  p[2] * Z0.block<3, 3>(6, 0));
-    };
+  if (geo_body_frame()) {
     const Mat3& R = rot[i];
-    return R * (Y(p1) * C * Y(p2).transpose()) * R.transpose();
+    return R * geo_body_block(i, p1, p2) * R.transpose();
   }
+  const Mat3& C = geo_C[geo[i]];
   const auto& Z = geo_Z[geo[i]];
   Mat3 z1, z2;
   for (int c = 0; c < 3; ++c) {

@@ -129,6 +129,9 @@ struct World::Impl {
   /// J(p1) Z C Z^T J(p2)^T of body i with geo[i] >= 0: the geometric term's coupling of body
   /// points p1 and p2 (body frame, m) in H^{-1}, world frame.
   Mat3 geo_point_block(std::size_t i, const Vec3& p1, const Vec3& p2) const;
+  /// The same in the body frame, R^T (J(p1) Z C Z^T J(p2)^T) R = Y(p1) C_b Y(p2)^T with
+  /// Y(p) = sum_k p_k Z0_k; geo_body_frame() only.
+  Mat3 geo_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) const;
   std::vector<detail::Row> rows;       ///< rows of all joints at the current iterate
   std::vector<std::uint32_t> row_joint;
   std::vector<std::int32_t> row_a, row_b;  ///< bodies of each row's joint (-1: the world)
