@@ -16,9 +16,15 @@ bool polar_rotation(const Mat3& A, Mat3& R) {
   Mat3 X = A;
   double change = 1;
   for (int it = 0; it < 30 && change >= 1e-17; ++it) {
-    const Mat3 Xinv_t = X.inverse().transpose();
+    // X^{-T} = cof(X) / det X, the cofactor columns being cross products of X's columns.
+    Mat3 Xinv_t;
+    Xinv_t.col(0) = X.col(1).cross(X.col(2));
+    Xinv_t.col(1) = X.col(2).cross(X.col(0));
+    Xinv_t.col(2) = X.col(0).cross(X.col(1));
+    det = X.col(0).dot(Xinv_t.col(0));
+    Xinv_t /= det;
     // Frobenius-norm scaling speeds up far-from-orthogonal cases; near convergence g -> 1.
-    const double g = change > 1e-4 ? std::sqrt(Xinv_t.norm() / X.norm()) : 1.0;
+    const double g = change > 1e-4 ? std::sqrt(std::sqrt(Xinv_t.squaredNorm() / X.squaredNorm())) : 1.0;
     const Mat3 next = 0.5 * (g * X + Xinv_t / g);
     change = (next - X).squaredNorm();
     X = next;
