@@ -154,6 +154,14 @@ int info_command(const InfoOptions& options) {
   print_field("time integration", settings.time_integration == TimeIntegration::GeneralizedAlpha
                                       ? "generalized_alpha (spectral radius " + num(settings.spectral_radius) + ")"
                                       : "implicit_euler");
+  {
+    std::string dual = dual_solver_name(settings.solver);
+    if (settings.solver == DualSolverKind::Iterative) {
+      dual += " (relative tolerance " + num(settings.dual_tolerance) + ", at most " +
+              std::to_string(settings.dual_max_iterations) + " iterations)";
+    }
+    print_field("dual solver", dual);
+  }
   print_field("default steps", std::to_string(scene.default_steps) + " (" +
                                    num(scene.default_steps * settings.dt) + " s simulated)");
   print_field("bodies", std::to_string(n) + " (" +

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -226,6 +227,11 @@ void StatsJsonlWriter::write(const World& world) {
   line["newton_iterations"] = stats.newton_iterations;
   line["residual"] = stats.residual;
   line["joint_residual"] = stats.joint_residual;
+  line["solver"] = stats.solver;
+  if (std::string_view(stats.solver) == "iterative") {
+    line["dual_iterations"] = stats.dual_iterations;
+    line["dual_residual"] = stats.dual_residual;
+  }
   line["kinetic_energy"] = world.kinetic_energy();
   line["potential_energy"] = world.potential_energy();
   line["linear_momentum"] = vector(world.linear_momentum());

@@ -305,6 +305,28 @@ TEST_F(CliTest, RunStatsReportJointResidual) {
   ASSERT_EQ(free.code, 0) << free.err;
   for (const std::string& line : lines_of(read_text(stats))) {
     EXPECT_EQ(nlohmann::json::parse(line)["joint_residual"].get<double>(), 0.0) << line;
+    EXPECT_EQ(nlohmann::json::parse(line)["solver"], "none") << line;
+  }
+}
+
+TEST_F(CliTest, RunStatsNameTheDualSolverAndItsIterations) {
+  const fs::path stats = tmp("stats.jsonl");
+  Result r = run("run " + quote(scene("pendulum.json")) + " --steps 5 --stats " +
+                 quote(stats.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const std::string& line : lines_of(read_text(stats))) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["solver"], "chain") << line;
+    EXPECT_FALSE(j.contains("dual_iterations")) << line;
+  }
+  r = run("run " + quote(scene("pendulum.json")) + " --steps 5 --solver iterative --stats " +
+          quote(stats.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const std::string& line : lines_of(read_text(stats))) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["solver"], "iterative") << line;
+    EXPECT_GE(j["dual_iterations"].get<int>(), 1) << line;
+    EXPECT_LE(j["dual_residual"].get<double>(), 1e-10) << line;  // the default tolerance
   }
 }
 
