@@ -98,9 +98,9 @@ void World::Impl::prepare_ball_chains() {
 bool World::Impl::solve_ball_chains() {
   auto& bc = ball_chain;
   const std::size_t total = bc.links.size();
-  bc.llt.resize(total);
-  // lambda holds the eliminated right-hand sides b'_k until the back substitution overwrites
-  // them with the multipliers (3 per joint, in joint order).
+  bc.X.resize(total);
+  // lambda holds y_k = D'_k^{-1} b'_k until the back substitution overwrites them with the
+  // multipliers (3 per joint, in joint order).
   lambda.assign(3 * joints.size(), 0.0);
   auto slot = [&](const BallChainLink& l) { return Eigen::Map<Vec3>(&lambda[3 * l.joint]); };
   auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
@@ -110,8 +110,7 @@ bool World::Impl::solve_ball_chains() {
   };
   const Vec12 world_q = detail::make_q(Mat3::Identity(), Vec3::Zero());
   auto q_of = [&](int body) -> const Vec12& { return body >= 0 ? q[body] : world_q; };
-  // B_k: the coupling of the joint at `at` with the next one through their shared body
-  // (rebuilt in the back substitution rather than stored).
+  // B_k: the coupling of the joint at `at` with the next one through their shared body.
   auto coupling = [&](std::size_t at) {
     const BallChainLink& j = bc.links[at];
     const BallChainLink& next = bc.links[at + 1];
@@ -124,9 +123,11 @@ bool World::Impl::solve_ball_chains() {
     return Mat3(R * Kb * R.transpose());
   };
   // Forward elimination over every chain: D'_k = D_k - B_{k-1}^T X_{k-1},
-  // b'_k = b_k - X_{k-1}^T b'_{k-1}, X_k = D'_k^{-1} B_k. Nothing but lambda is changed before
-  // every pivot has been accepted (the caller falls back to the general solvers otherwise).
+  // b'_k = b_k - X_{k-1}^T b'_{k-1}, X_k = D'_k^{-1} B_k, y_k = D'_k^{-1} b'_k. Nothing but
+  // lambda and the scratch X is changed before every pivot has been accepted (the caller falls
+  // back to the general solvers otherwise).
   Mat3 B_prev = Mat3::Zero(), X_prev = Mat3::Zero();
+  Vec3 b_prev = Vec3::Zero();
   for (std::size_t at = 0; at < total; ++at) {
     const BallChainLink& j = bc.links[at];
     const auto& jm = joints[j.joint];  // anchors and compliance
@@ -152,25 +153,26 @@ bool World::Impl::solve_ball_chains() {
     }
     if (j.prev_side >= 0) {
       D.noalias() -= X_prev.transpose() * B_prev;
-      rhs.noalias() -= X_prev.transpose() * slot(bc.links[at - 1]);
+      rhs.noalias() -= X_prev.transpose() * b_prev;
     }
-    auto& llt = bc.llt[at];
+    detail::Chol3 llt;
     if (!llt.compute(D, 1e-7)) return false;  // not positive definite, or redundant rows
-    slot(j) = rhs;
+    slot(j) = llt.solve(rhs);
+    b_prev = rhs;
     if (j.next_side >= 0) {
       B_prev = coupling(at);
       X_prev = llt.solve(B_prev);
+      bc.X[at] = X_prev;
     }
   }
-  // Back substitution x_k = D'_k^{-1} (b'_k - B_k x_{k+1}), and the increment of each body
-  // once all its joints are known: dq = y - H^{-1} G^T lambda.
+  // Back substitution x_k = y_k - X_k x_{k+1}, and the increment of each body once all its
+  // joints are known: dq = y - H^{-1} G^T lambda.
   Vec3 x_next = Vec3::Zero();
   for (std::size_t pos = total; pos-- > 0;) {
     const BallChainLink& link = bc.links[pos];
     auto lambda_k = slot(link);
-    Vec3 r = lambda_k;
-    if (link.next_side >= 0) r.noalias() -= coupling(pos) * x_next;
-    const Vec3 x = bc.llt[pos].solve(r);
+    Vec3 x = lambda_k;
+    if (link.next_side >= 0) x.noalias() -= bc.X[pos] * x_next;
     lambda_k = x;
     for (int side = 0; side < 2; ++side) {
       const int s = side_body(link, side);

@@ -183,7 +183,7 @@ struct World::Impl {
     bool ready = false;
     std::vector<BallChainLink> links;  ///< every chain's joints in path order, concatenated
     std::vector<Mat3> K;               ///< distinct constant blocks (identical links share one)
-    std::vector<detail::Chol3> llt;     ///< eliminated pivots D'_k
+    std::vector<Mat3> X;               ///< X_k = D'_k^{-1} B_k of the elimination (0 at chain ends)
   };
   BallChains ball_chain;
   bool closed_form_dual = false;  ///< the last dual solve was solve_ball_chains (no rows)
