@@ -185,6 +185,7 @@ int run_command(const RunOptions& options) {
     outputs.discard();
     throw;
   }
+  loaded.scene = Scene{};  // the world and the outputs are set up: definitions no longer needed
 
   ProgressBar progress(steps, !options.quiet && ProgressBar::stderr_is_terminal());
   InterruptGuard interrupt_guard;
