@@ -56,9 +56,12 @@ Row soft_row(double theta, double theta_n, const Vec12& ga, const Vec12& gb, dou
 }  // namespace
 
 Vec3 ball_bend(const JointModel& j, const Vec12& qa, const Vec12& qb) {
-  std::vector<Row> lock;
-  add_rotation_lock_rows(qa, qb, j.ax->ea, j.ax->eb, j.L, lock);
-  return Vec3(lock[0].c, lock[1].c, lock[2].c) / j.L;
+  Vec3 bend;  // the values of the rotation-lock rows / L, without building them
+  for (int i = 0; i < 3; ++i) {
+    const Vec3 au = body_vector(qa, j.ax->ea[kLockPairs[i][0]]);
+    bend[i] = au.dot(body_vector(qb, j.ax->eb[kLockPairs[i][1]]));
+  }
+  return bend;
 }
 
 void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,

@@ -50,38 +50,63 @@ inline Vec3 body_vector(const Vec12& q, const Vec3& v) {
   return v[0] * q.segment<3>(0) + v[1] * q.segment<3>(3) + v[2] * q.segment<3>(6);
 }
 
-/// Three rows: x_a(pa) - x_b(pb) = 0 (paper Eq. ball).
+/// Three rows: x_a(pa) - x_b(pb) = 0 (paper Eq. ball), built in place: row i has the
+/// gradients grad_point(pa, e_i) and -grad_point(pb, e_i) (zero but for four entries each).
 inline void add_point_rows(const Vec12& qa, const Vec12& qb, const Vec3& pa, const Vec3& pb,
                            std::vector<Row>& out) {
   const Vec3 d = body_point(qa, pa) - body_point(qb, pb);
+  const std::size_t first = out.size();
+  out.resize(first + 3);
   for (int i = 0; i < 3; ++i) {
-    Row r;
-    const Vec3 e = Vec3::Unit(i);
+    Row& r = out[first + i];
     r.c = d[i];
-    r.ga = grad_point(pa, e);
-    r.gb = -grad_point(pb, e);
-    out.push_back(r);
+    for (int k = 0; k < 3; ++k) {
+      r.ga[3 * k + i] = pa[k];
+      r.gb[3 * k + i] = -pb[k];
+    }
+    r.ga[9 + i] = 1;
+    r.gb[9 + i] = -1;
   }
+}
+
+/// Sets g = s * grad_vector(v, d).
+inline void set_grad_vector(const Vec3& v, const Vec3& d, double s, Vec12& g) {
+  for (int k = 0; k < 3; ++k) g.segment<3>(3 * k) = s * (v[k] * d);
+  g.tail<3>().setZero();
+}
+
+/// Sets r to the row L (A_a u) . (A_b v) = 0 from au = A_a u and bv = A_b v.
+inline void set_dot_row(const Vec3& au, const Vec3& bv, const Vec3& u, const Vec3& v, double L,
+                        Row& r) {
+  r.c = L * au.dot(bv);
+  set_grad_vector(u, bv, L, r.ga);
+  set_grad_vector(v, au, L, r.gb);
+  r.lever = L;
 }
 
 /// One row: L (A_a u) . (A_b v) = 0 (perpendicular body vectors).
 inline Row dot_row(const Vec12& qa, const Vec12& qb, const Vec3& u, const Vec3& v, double L) {
-  const Vec3 au = body_vector(qa, u), bv = body_vector(qb, v);
   Row r;
-  r.c = L * au.dot(bv);
-  r.ga = L * grad_vector(u, bv);
-  r.gb = L * grad_vector(v, au);
-  r.lever = L;
+  set_dot_row(body_vector(qa, u), body_vector(qb, v), u, v, L, r);
   return r;
 }
+
+/// Pairs (i, j) of the rotation-lock rows (A_a ea_i) . (A_b eb_j).
+inline constexpr int kLockPairs[3][2] = {{1, 2}, {2, 0}, {0, 1}};
 
 /// Three rows locking the relative rotation: ea[i], eb[i] are the body-local images of one
 /// world frame at the reference configuration; rows (A_a ea_i) . (A_b eb_j) for
 /// (i, j) = (1, 2), (2, 0), (0, 1) vanish there and measure the three relative angles.
+/// Built in place (each body vector once).
 inline void add_rotation_lock_rows(const Vec12& qa, const Vec12& qb, const Vec3 ea[3],
                                    const Vec3 eb[3], double L, std::vector<Row>& out) {
-  static constexpr int kPairs[3][2] = {{1, 2}, {2, 0}, {0, 1}};
-  for (const auto& p : kPairs) out.push_back(dot_row(qa, qb, ea[p[0]], eb[p[1]], L));
+  const std::size_t first = out.size();
+  out.resize(first + 3);
+  for (int i = 0; i < 3; ++i) {
+    const Vec3& u = ea[kLockPairs[i][0]];
+    const Vec3& v = eb[kLockPairs[i][1]];
+    set_dot_row(body_vector(qa, u), body_vector(qb, v), u, v, L, out[first + i]);
+  }
 }
 
 }  // namespace mabd::detail

@@ -49,6 +49,56 @@ inline void small_cholesky_solve(const Eigen::Ref<const Eigen::MatrixXd>& L,
   }
 }
 
+/// Partial Cholesky factorisation of the symmetric n x n matrix a (column-major, lower
+/// triangle read and written) on its first m columns, in place:
+///   [A11 .; A21 A22] -> [L .; A21 L^{-T}  A22 - A21 A11^{-1} A21^T],  A11 = L L^T,
+/// the block elimination of the first m unknowns (m = n: the full factor). Returns false if a
+/// pivot is not positive (A11 not positive definite).
+inline bool small_partial_cholesky(double* a, int n, int m) {
+  for (int j = 0; j < m; ++j) {
+    double* cj = a + j * n;
+    double d = cj[j];
+    for (int k = 0; k < j; ++k) d -= a[j + k * n] * a[j + k * n];
+    if (!(d > 0)) return false;
+    const double ljj = std::sqrt(d);
+    cj[j] = ljj;
+    const double inv = 1.0 / ljj;
+    for (int i = j + 1; i < n; ++i) {
+      double s = cj[i];
+      for (int k = 0; k < j; ++k) s -= a[i + k * n] * a[j + k * n];
+      cj[i] = s * inv;
+    }
+  }
+  for (int l = m; l < n; ++l) {  // Schur complement on the trailing block
+    for (int i = l; i < n; ++i) {
+      double s = a[i + l * n];
+      for (int k = 0; k < m; ++k) s -= a[i + k * n] * a[l + k * n];
+      a[i + l * n] = s;
+    }
+  }
+  return true;
+}
+
+/// x <- L^{-1} x for the m x m lower-triangular L stored in column-major `a` (leading
+/// dimension lda).
+inline void small_lower_solve(const double* a, int lda, int m, double* x) {
+  for (int i = 0; i < m; ++i) {
+    double s = x[i];
+    for (int k = 0; k < i; ++k) s -= a[i + k * lda] * x[k];
+    x[i] = s / a[i + i * lda];
+  }
+}
+
+/// x <- L^{-T} x for L as in small_lower_solve.
+inline void small_lower_transpose_solve(const double* a, int lda, int m, double* x) {
+  for (int i = m; i-- > 0;) {
+    const double* ci = a + i * lda;
+    double s = x[i];
+    for (int k = i + 1; k < m; ++k) s -= ci[k] * x[k];
+    x[i] = s / ci[i];
+  }
+}
+
 /// Overwrites the lower triangle of the symmetric s x s matrix `a` (row-major) shifted by
 /// shift I with its Cholesky factor L ((a + shift I) = L L^T); the strict upper triangle is left
 /// alone. Returns false if a pivot is not above `pivot_floor` or not finite.

@@ -1,5 +1,5 @@
 // Elimination plan of the tree solver (see tree_plan.h): a spanning forest of the dynamic
-// bodies by breadth-first search, nodes listed in post-order, the remaining joints between
+// bodies by depth-first search, nodes listed in post-order, the remaining joints between
 // dynamic bodies marked as loop joints.
 #include "solvers/tree_plan.h"
 
@@ -27,7 +27,8 @@ TreePlan plan_trees(std::size_t n, const std::vector<char>& movable, const std::
   TreePlan plan;
   plan.child_node_of_joint.assign(edges.size(), -1);
   std::vector<char> seen(n, 0), used(edges.size(), 0);
-  std::vector<std::uint32_t> order;           // BFS order of one component
+  std::vector<std::uint32_t> order;           // DFS preorder of one component
+  std::vector<std::uint32_t> stack;
   std::vector<std::int32_t> parent_joint(n, -1);
   std::vector<std::int32_t> node_of(n, -1);
   for (std::uint32_t root = 0; root < n; ++root) {
@@ -35,10 +36,12 @@ TreePlan plan_trees(std::size_t n, const std::vector<char>& movable, const std::
     if (start[root + 1] == start[root]) continue;  // a body without joints: nothing to solve
     TreeComponent comp;
     order.clear();
-    order.push_back(root);
+    stack.assign(1, root);
     seen[root] = 1;
-    for (std::size_t k = 0; k < order.size(); ++k) {
-      const std::uint32_t b = order[k];
+    while (!stack.empty()) {
+      const std::uint32_t b = stack.back();
+      stack.pop_back();
+      order.push_back(b);
       for (std::uint32_t s = start[b]; s < start[b + 1]; ++s) {
         const std::uint32_t j = incident[s];
         if (used[j]) continue;
@@ -51,11 +54,13 @@ TreePlan plan_trees(std::size_t n, const std::vector<char>& movable, const std::
         } else {
           seen[other] = 1;
           parent_joint[other] = static_cast<std::int32_t>(j);
-          order.push_back(static_cast<std::uint32_t>(other));
+          stack.push_back(static_cast<std::uint32_t>(other));
         }
       }
     }
-    // Post-order: reverse BFS order puts every child before its parent.
+    // Post-order: the reverse of the preorder puts every child before its parent and keeps
+    // every subtree contiguous (a chain of bodies is eliminated link after link, in memory
+    // order when the bodies were created along it).
     comp.node_begin = static_cast<std::uint32_t>(plan.nodes.size());
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       node_of[*it] = static_cast<std::int32_t>(plan.nodes.size());

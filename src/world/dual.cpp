@@ -40,6 +40,7 @@ void World::Impl::dual_solve() {
   // Rows of every joint at the current iterate (phase 4).
   rows.clear();
   row_joint.clear();
+  bool inequalities = false;  // any limit or bounded row: the active-set loop is needed
   for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
     const auto& j = joints[ji];
     const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
@@ -49,6 +50,9 @@ void World::Impl::dual_solve() {
     detail::type_rows(j, qa, qb, rows);
     for (std::size_t r = first; r < rows.size(); ++r) rows[r].compliance += j.compliance;
     detail::extra_rows(j, qa, qb, settings.dt, rows);
+    for (std::size_t r = first; r < rows.size(); ++r) {
+      inequalities |= rows[r].kind != RowKind::Equality;
+    }
     row_joint.resize(rows.size(), ji);
   }
   const int n = static_cast<int>(rows.size());
@@ -66,18 +70,23 @@ void World::Impl::dual_solve() {
 
   // W = H^{-1} G^T, per row and dynamic side; body -> rows incidence.
   auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
-  wa.assign(n, Vec12::Zero());
-  wb.assign(n, Vec12::Zero());
+  // (Resized, not refilled: every entry is written below, zero on a side that cannot move.)
+  wa.resize(n);
+  wb.resize(n);
   rows_of.resize(bodies.size());
   for (auto& list : rows_of) list.clear();
   for (int r = 0; r < n; ++r) {
     if (dynamic(row_a[r])) {
       wa[r] = solve_body(row_a[r], rows[r].ga);
       rows_of[row_a[r]].push_back(r);
+    } else {
+      wa[r].setZero();
     }
     if (dynamic(row_b[r])) {
       wb[r] = solve_body(row_b[r], rows[r].gb);
       rows_of[row_b[r]].push_back(r);
+    } else {
+      wb[r].setZero();
     }
   }
   auto g_of = [&](int r, std::size_t body) -> const Vec12& {
@@ -92,7 +101,7 @@ void World::Impl::dual_solve() {
   using State = DualRowState;
   auto& state = dual_scratch.state;
   state.assign(n, State::Active);
-  for (int r = 0; r < n; ++r) {
+  for (int r = 0; inequalities && r < n; ++r) {
     if (rows[r].kind == RowKind::Lower && rows[r].c >= 0) state[r] = State::Inactive;
   }
   if (method == DualMethod::Iterative) lambda_warm = lambda;  // the last solve's multipliers
@@ -166,6 +175,7 @@ void World::Impl::dual_solve() {
         if (index[r] >= 0) y[i] -= w_of(r, i) * lambda[r];
       }
     }
+    if (!inequalities) break;  // equality rows only: nothing to test
     bool changed = false;
     for (int r = 0; r < n; ++r) {
       const Row& row = rows[r];
@@ -197,7 +207,7 @@ void World::Impl::dual_solve() {
     if (!changed) break;
   }
   impact.assign(bodies.size(), 0);
-  for (int r = 0; r < n; ++r) {
+  for (int r = 0; inequalities && r < n; ++r) {
     if (!(rows[r].kind == RowKind::Lower && state[r] == State::Active)) continue;
     const auto& j = joints[row_joint[r]];
     if (j.a >= 0) impact[j.a] = 1;

@@ -2,11 +2,14 @@
 // Joint loop"), in the dual: S = sum over bodies of the clique blocks
 //   S^(b)_{rs} = G_{r,b} H_b^{-1} G_{s,b}^T   (rows r, s of joints at body b),
 // eliminated body by body from the leaves to the root (tree_plan.h). At body b with child
-// rows c and parent rows p (after the messages of its children have been added):
-//   K_cc = L L^T,  Z = K_cc^{-1} K_cp,  message to the parent: K_pp - K_pc Z,
-//   forward:  b_p -= Z^T b_c,  x_c = K_cc^{-1} b_c;   backward: x_c -= Z x_p.
+// rows c and parent rows p (after the messages of its children have been added), a partial
+// Cholesky factorisation of the clique K:
+//   K_cc = L L^T,  Y = L^{-1} K_cp,  message to the parent: K_pp - Y^T Y,
+//   forward:  y_c = L^{-1} b_c,  b_p -= Y^T y_c;   backward: x_c = L^{-T} (y_c - Y x_p).
 // Loop joints: Schur complement S_LL - S_LT S_TT^{-1} S_TL on their rows.
 // The same lambda as the general sparse solver, to round-off, in O(K) small dense operations.
+// The clique is factored in a scratch block; the factors [L; Y^T] and the messages are kept
+// in one array in elimination order (no per-node allocation, streamed by the solves).
 #include <algorithm>
 
 #include "solvers/small_dense.h"
@@ -26,6 +29,7 @@ void World::Impl::update_tree_plan() {
   for (const auto& comp : tree_plan.components) {
     for (std::uint32_t j : comp.loop_joints) tree.is_loop[j] = 1;
   }
+  tree_plan_valid = true;  // until the joints change (dual_method)
 }
 
 namespace {
@@ -41,17 +45,37 @@ void active_rows(const std::vector<std::size_t>& begin, const std::vector<int>& 
 }  // namespace
 
 void World::Impl::tree_solve(const detail::TreeComponent& comp, Eigen::Ref<Eigen::MatrixXd> v) const {
-  for (std::uint32_t k = comp.node_begin; k < comp.node_end; ++k) {
-    const TreeNodeFactor& f = tree.nodes[k];
-    if (f.nc == 0) continue;
-    auto c = v.middleRows(f.c_off, f.nc);
-    if (f.np > 0) v.middleRows(f.p_off, f.np).noalias() -= f.Z.transpose().lazyProduct(c);
-    detail::small_cholesky_solve(f.L, c);
-  }
-  for (std::uint32_t k = comp.node_end; k-- > comp.node_begin;) {
-    const TreeNodeFactor& f = tree.nodes[k];
-    if (f.nc == 0 || f.np == 0) continue;
-    v.middleRows(f.c_off, f.nc).noalias() -= f.Z.lazyProduct(v.middleRows(f.p_off, f.np));
+  for (Eigen::Index col = 0; col < v.cols(); ++col) {
+    double* x = v.col(col).data();
+    for (std::uint32_t k = comp.node_begin; k < comp.node_end; ++k) {  // forward
+      const TreeNodeFactor& f = tree.nodes[k];
+      if (f.nc == 0) continue;
+      const int n = f.nc + f.np;
+      const double* a = tree.factor.data() + f.at;
+      double* c = x + f.c_off;
+      detail::small_lower_solve(a, n, f.nc, c);
+      double* p = x + f.p_off;
+      for (int i = 0; i < f.np; ++i) {  // b_p -= Y^T y_c (Y^T: rows nc.. of the first nc columns)
+        double s = 0;
+        for (int k2 = 0; k2 < f.nc; ++k2) s += a[f.nc + i + k2 * n] * c[k2];
+        p[i] -= s;
+      }
+    }
+    for (std::uint32_t k = comp.node_end; k-- > comp.node_begin;) {  // backward
+      const TreeNodeFactor& f = tree.nodes[k];
+      if (f.nc == 0) continue;
+      const int n = f.nc + f.np;
+      const double* a = tree.factor.data() + f.at;
+      double* c = x + f.c_off;
+      const double* p = x + f.p_off;
+      for (int i = 0; i < f.nc; ++i) {  // y_c -= Y x_p
+        const double* yi = a + f.nc + i * n;
+        double s = 0;
+        for (int q = 0; q < f.np; ++q) s += yi[q] * p[q];
+        c[i] -= s;
+      }
+      detail::small_lower_transpose_solve(a, n, f.nc, c);
+    }
   }
 }
 
@@ -68,11 +92,13 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
   auto& local = tree.local_rows;  // local position -> row
   auto& pos = tree.pos;           // row -> local position (rows of this component)
   pos.resize(rows.size());
-  std::vector<int> cr, pr;
   std::vector<const Vec12*> gp, wp;  // gradient and H^{-1} G^T of the node's rows
+  std::vector<double> work;          // the node's clique, (nc + np)^2 column-major
   for (const auto& comp : plan.components) {
-    // Local numbering: the child rows of every node in post-order, then the loop rows.
+    // Local numbering: the child rows of every node in post-order, then the loop rows. The
+    // rows of one joint are consecutive, so a node's parent rows start at p_off.
     local.clear();
+    std::size_t size = 0, msg_size = 0;  // of the factors and of the messages
     for (std::uint32_t k = comp.node_begin; k < comp.node_end; ++k) {
       const detail::TreeNode& node = plan.nodes[k];
       TreeNodeFactor& f = tree.nodes[k];
@@ -81,33 +107,46 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
         active_rows(joint_row_begin, index, plan.child_joints[c], local);
       }
       f.nc = static_cast<int>(local.size()) - f.c_off;
+      f.np = 0;
+      if (node.parent_joint >= 0) {
+        const std::size_t j = static_cast<std::size_t>(node.parent_joint);
+        for (std::size_t r = joint_row_begin[j]; r < joint_row_begin[j + 1]; ++r) f.np += index[r] >= 0;
+      }
+      f.at = size;
+      f.msg_at = msg_size;
+      size += static_cast<std::size_t>(f.nc + f.np) * static_cast<std::size_t>(f.nc);
+      msg_size += static_cast<std::size_t>(f.np) * static_cast<std::size_t>(f.np);
     }
+    for (std::uint32_t k = comp.node_begin; k < comp.node_end; ++k) tree.nodes[k].msg_at += size;
     const int nt = static_cast<int>(local.size());
     for (std::uint32_t j : comp.loop_joints) active_rows(joint_row_begin, index, j, local);
     const int nl = static_cast<int>(local.size()) - nt;
     for (int i = 0; i < static_cast<int>(local.size()); ++i) pos[local[i]] = i;
+    tree.factor.resize(size + msg_size);
 
     // Factorisation, leaves to root.
     for (std::uint32_t k = comp.node_begin; k < comp.node_end; ++k) {
       const detail::TreeNode& node = plan.nodes[k];
       TreeNodeFactor& f = tree.nodes[k];
-      cr.assign(local.begin() + f.c_off, local.begin() + f.c_off + f.nc);
-      pr.clear();
-      if (node.parent_joint >= 0) active_rows(joint_row_begin, index, node.parent_joint, pr);
-      f.np = static_cast<int>(pr.size());
-      f.p_off = f.np > 0 ? pos[pr.front()] : 0;
       const int n = f.nc + f.np;
-      Eigen::MatrixXd& K = f.K;
-      K.resize(n, n);
+      f.p_off = 0;
+      if (f.np > 0) {
+        std::size_t r = joint_row_begin[node.parent_joint];
+        while (index[r] < 0) ++r;  // the first active parent row
+        f.p_off = pos[r];
+      }
       gp.resize(n);
       wp.resize(n);
       for (int i = 0; i < n; ++i) {
-        const int r = i < f.nc ? cr[i] : pr[i - f.nc];
+        const int r = local[i < f.nc ? f.c_off + i : f.p_off + i - f.nc];
         gp[i] = &g_of(r, node.body);
         wp[i] = &w_of(r, node.body);
       }
-      for (int i = 0; i < n; ++i) {
-        for (int l = 0; l <= i; ++l) K(i, l) = K(l, i) = gp[i]->dot(*wp[l]);
+      // Lower triangle of the clique K(i, l) = g_i . H^{-1} g_l, column by column.
+      work.resize(static_cast<std::size_t>(n) * n);
+      double* a = work.data();
+      for (int l = 0; l < n; ++l) {
+        for (int i = l; i < n; ++i) a[i + l * n] = gp[i]->dot(*wp[l]);
       }
       // Children's messages (or the compliance of joints to the ground).
       int at = 0;
@@ -115,29 +154,27 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
         const std::uint32_t j = plan.child_joints[c];
         const std::int32_t child = plan.child_node_of_joint[j];
         if (child >= 0) {
-          const Eigen::MatrixXd& msg = tree.nodes[child].msg;
-          K.block(at, at, msg.rows(), msg.cols()) += msg;
-          at += static_cast<int>(msg.rows());
+          const TreeNodeFactor& fc = tree.nodes[child];
+          const double* msg = tree.factor.data() + fc.msg_at;
+          for (int l = 0; l < fc.np; ++l) {
+            for (int i = l; i < fc.np; ++i) a[(at + i) + (at + l) * n] += msg[i + l * fc.np];
+          }
+          at += fc.np;
         } else {
           for (std::size_t r = joint_row_begin[j]; r < joint_row_begin[j + 1]; ++r) {
             if (index[r] >= 0) {
-              K(at, at) += rows[r].compliance;
+              a[at * (n + 1)] += rows[r].compliance;
               ++at;
             }
           }
         }
       }
-      for (int i = 0; i < f.np; ++i) K(f.nc + i, f.nc + i) += rows[pr[i]].compliance;
-      if (f.nc > 0) {
-        f.L = K.topLeftCorner(f.nc, f.nc);
-        if (!detail::small_cholesky(f.L)) return false;
-        f.Z = K.topRightCorner(f.nc, f.np);
-        detail::small_cholesky_solve(f.L, f.Z);
-        f.msg = K.bottomRightCorner(f.np, f.np);
-        f.msg.noalias() -= K.bottomLeftCorner(f.np, f.nc).lazyProduct(f.Z);
-      } else {
-        f.Z.resize(0, f.np);
-        f.msg = K.bottomRightCorner(f.np, f.np);
+      for (int i = 0; i < f.np; ++i) a[(f.nc + i) * (n + 1)] += rows[local[f.p_off + i]].compliance;
+      if (!detail::small_partial_cholesky(a, n, f.nc)) return false;
+      std::copy(a, a + n * f.nc, tree.factor.data() + f.at);
+      double* msg = tree.factor.data() + f.msg_at;
+      for (int l = 0; l < f.np; ++l) {
+        for (int i = l; i < f.np; ++i) msg[i + l * f.np] = a[(f.nc + i) + (f.nc + l) * n];
       }
     }
 

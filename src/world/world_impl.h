@@ -197,13 +197,16 @@ struct World::Impl {
   struct TreeNodeFactor {
     int c_off = 0, nc = 0;  ///< child rows: local positions [c_off, c_off + nc)
     int p_off = 0, np = 0;  ///< parent rows
-    Eigen::MatrixXd K, Z, msg;
-    Eigen::MatrixXd L;  ///< Cholesky factor of the child block K_cc (lower triangle)
+    /// Offsets in TreeScratch::factor of the node's factor [L; Y^T] (the first nc columns,
+    /// column-major with nc + np rows; K_cc = L L^T, Y = L^{-1} K_cp) and of its message
+    /// K_pp - Y^T Y (np x np, lower triangle).
+    std::size_t at = 0, msg_at = 0;
   };
   struct TreeScratch {
     std::vector<TreeNodeFactor> nodes;
     std::vector<char> is_loop;  ///< per joint
     std::vector<int> local_rows, pos;
+    std::vector<double> factor;  ///< every node's factor in node order, then the messages
     Eigen::VectorXd x;
   };
   // Iterative solver (graph_dual.cpp), warm-started from the last multipliers.
