@@ -41,6 +41,22 @@ void World::Impl::dual_solve() {
   rows.clear();
   row_joint.clear();
   bool inequalities = false;  // any limit or bounded row: the active-set loop is needed
+  auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
+  // G y + C of a row (y = H^{-1} f): the side with the lower body index first, then C (the
+  // order of a pass over the bodies' rows followed by one adding C).
+  auto row_g_y = [&](const Row& row, int a, int b, const std::vector<Vec12>& yv) {
+    const bool da = dynamic(a), db = dynamic(b);
+    double s = 0;
+    if (da && (!db || a < b)) {
+      s += row.ga.dot(yv[a]);
+      if (db) s += row.gb.dot(yv[b]);
+    } else if (db) {
+      s += row.gb.dot(yv[b]);
+      if (da) s += row.ga.dot(yv[a]);
+    }
+    return s + row.c;
+  };
+  row_rhs.clear();
   for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
     const auto& j = joints[ji];
     const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
@@ -52,6 +68,7 @@ void World::Impl::dual_solve() {
     detail::extra_rows(j, qa, qb, settings.dt, rows);
     for (std::size_t r = first; r < rows.size(); ++r) {
       inequalities |= rows[r].kind != RowKind::Equality;
+      row_rhs.push_back(row_g_y(rows[r], j.a, j.b, y));
     }
     row_joint.resize(rows.size(), ji);
   }
@@ -68,27 +85,35 @@ void World::Impl::dual_solve() {
   stats.dual_iterations = 0;
   stats.dual_residual = 0;
 
-  // W = H^{-1} G^T, per row and dynamic side; body -> rows incidence.
-  auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
-  // (Resized, not refilled: every entry is written below, zero on a side that cannot move.)
-  wa.resize(n);
-  wb.resize(n);
+  // Body -> rows incidence; W = H^{-1} G^T, per row and dynamic side, unless the tree solver
+  // assembles its cliques in the body frame (tree_dual.cpp): then W is computed only if the
+  // sparse fallback needs it, and the increment is applied body by body.
   rows_of.resize(bodies.size());
   for (auto& list : rows_of) list.clear();
   for (int r = 0; r < n; ++r) {
-    if (dynamic(row_a[r])) {
-      wa[r] = solve_body(row_a[r], rows[r].ga);
-      rows_of[row_a[r]].push_back(r);
-    } else {
-      wa[r].setZero();
-    }
-    if (dynamic(row_b[r])) {
-      wb[r] = solve_body(row_b[r], rows[r].gb);
-      rows_of[row_b[r]].push_back(r);
-    } else {
-      wb[r].setZero();
-    }
+    if (dynamic(row_a[r])) rows_of[row_a[r]].push_back(r);
+    if (dynamic(row_b[r])) rows_of[row_b[r]].push_back(r);
   }
+  bool have_w = false;
+  auto compute_w = [&] {
+    // (Resized, not refilled: every entry is written, zero on a side that cannot move.)
+    wa.resize(n);
+    wb.resize(n);
+    for (int r = 0; r < n; ++r) {
+      if (dynamic(row_a[r])) {
+        wa[r] = solve_body(row_a[r], rows[r].ga);
+      } else {
+        wa[r].setZero();
+      }
+      if (dynamic(row_b[r])) {
+        wb[r] = solve_body(row_b[r], rows[r].gb);
+      } else {
+        wb[r].setZero();
+      }
+    }
+    have_w = true;
+  };
+  if (!(method == DualMethod::Tree && geo_body_frame())) compute_w();
   auto g_of = [&](int r, std::size_t body) -> const Vec12& {
     return row_a[r] == static_cast<int>(body) ? rows[r].ga : rows[r].gb;
   };
@@ -108,6 +133,7 @@ void World::Impl::dual_solve() {
   lambda.assign(n, 0.0);
   auto& y0 = dual_scratch.y0;  // H^{-1} (f - forces of saturated drives)
   y0 = y;
+  bool y0_changed = false;  // row_rhs holds G y0 + C until then
   auto& index = dual_scratch.index;
   index.resize(n);
   Eigen::VectorXd& sol = dual_scratch.sol;
@@ -119,14 +145,11 @@ void World::Impl::dual_solve() {
       if (index[r] >= 0) pattern = fnv(pattern, r);
     }
     Eigen::VectorXd& rhs = dual_scratch.rhs;
-    rhs.setZero(m);
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
-      for (int r1 : rows_of[i]) {
-        if (index[r1] >= 0) rhs[index[r1]] += g_of(r1, i).dot(y0[i]);
-      }
-    }
+    // G y0 + C: as computed with the rows until a saturated drive changes y0.
+    rhs.resize(m);
     for (int r = 0; r < n; ++r) {
-      if (index[r] >= 0) rhs[index[r]] += rows[r].c;
+      if (index[r] < 0) continue;
+      rhs[index[r]] = y0_changed ? row_g_y(rows[r], row_a[r], row_b[r], y0) : row_rhs[r];
     }
     bool solved = method == DualMethod::Chain  ? solve_chains(index, rhs, wa, wb, sol)
                   : method == DualMethod::Tree ? solve_trees(index, rhs, sol)
@@ -134,6 +157,7 @@ void World::Impl::dual_solve() {
     bool used_sparse = false;
     if (!solved) {
       used_sparse = true;
+      if (!have_w) compute_w();
       trip.clear();
       for (std::size_t i = 0; i < bodies.size(); ++i) {
         for (int r1 : rows_of[i]) {
@@ -170,9 +194,20 @@ void World::Impl::dual_solve() {
     }
     // Increment with these multipliers, to test inactive limits.
     y = y0;
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
-      for (int r : rows_of[i]) {
-        if (index[r] >= 0) y[i] -= w_of(r, i) * lambda[r];
+    if (have_w) {
+      for (std::size_t i = 0; i < bodies.size(); ++i) {
+        for (int r : rows_of[i]) {
+          if (index[r] >= 0) y[i] -= w_of(r, i) * lambda[r];
+        }
+      }
+    } else {
+      for (std::size_t i = 0; i < bodies.size(); ++i) {  // dq = y - H^{-1} G^T lambda
+        if (rows_of[i].empty()) continue;
+        Vec12 f = Vec12::Zero();
+        for (int r : rows_of[i]) {
+          if (index[r] >= 0) f.noalias() += g_of(r, i) * lambda[r];
+        }
+        y[i] -= solve_body(i, f);
       }
     }
     if (!inequalities) break;  // equality rows only: nothing to test
@@ -199,8 +234,9 @@ void World::Impl::dual_solve() {
                  std::abs(lambda[r]) > row.bound) {
         lambda[r] = std::copysign(row.bound, lambda[r]);
         state[r] = State::Saturated;
-        if (dynamic(j.a)) y0[j.a] -= wa[r] * lambda[r];
-        if (dynamic(j.b)) y0[j.b] -= wb[r] * lambda[r];
+        if (dynamic(j.a)) y0[j.a] -= (have_w ? wa[r] : solve_body(j.a, row.ga)) * lambda[r];
+        if (dynamic(j.b)) y0[j.b] -= (have_w ? wb[r] : solve_body(j.b, row.gb)) * lambda[r];
+        y0_changed = true;
         changed = true;
       }
     }

@@ -6,6 +6,8 @@
 // Cholesky factorisation of the clique K:
 //   K_cc = L L^T,  Y = L^{-1} K_cp,  message to the parent: K_pp - Y^T Y,
 //   forward:  y_c = L^{-1} b_c,  b_p -= Y^T y_c;   backward: x_c = L^{-T} (y_c - Y x_p).
+// Co-rotated polar bodies: K in the body frame from v = D(R)^T g, Hb^{-1} v (constant
+// structured factor) and the body-frame geometric term, without per-row H^{-1} G^T vectors.
 // Loop joints: Schur complement S_LL - S_LT S_TT^{-1} S_TL on their rows.
 // The same lambda as the general sparse solver, to round-off, in O(K) small dense operations.
 // The clique is factored in a scratch block; the factors [L; Y^T] and the messages are kept
@@ -92,7 +94,14 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
   auto& local = tree.local_rows;  // local position -> row
   auto& pos = tree.pos;           // row -> local position (rows of this component)
   pos.resize(rows.size());
+  // Co-rotated polar bodies: the clique in the body frame, without the rows' H^{-1} G^T
+  // vectors (dual_solve does not compute them then). With H^{-1} = D(R) Hb^{-1} D(R)^T -
+  // D(R) Z0 C_b Z0^T D(R)^T (geometric term, body frame) and v = D(R)^T g:
+  //   g_i . H^{-1} g_l = v_i . Hb^{-1} v_l - (Z0^T v_i) . C_b (Z0^T v_l).
+  const bool body_frame = geo_body_frame();
   std::vector<const Vec12*> gp, wp;  // gradient and H^{-1} G^T of the node's rows
+  std::vector<Vec12> vb, zb;         // body frame: D(R)^T g and Hb^{-1} D(R)^T g
+  std::vector<Vec3> sb, csb;         // body frame, geometric term: Z0^T v and C_b Z0^T v
   std::vector<double> work;          // the node's clique, (nc + np)^2 column-major
   for (const auto& comp : plan.components) {
     // Local numbering: the child rows of every node in post-order, then the loop rows. The
@@ -135,18 +144,55 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
         while (index[r] < 0) ++r;  // the first active parent row
         f.p_off = pos[r];
       }
-      gp.resize(n);
-      wp.resize(n);
-      for (int i = 0; i < n; ++i) {
-        const int r = local[i < f.nc ? f.c_off + i : f.p_off + i - f.nc];
-        gp[i] = &g_of(r, node.body);
-        wp[i] = &w_of(r, node.body);
-      }
       // Lower triangle of the clique K(i, l) = g_i . H^{-1} g_l, column by column.
       work.resize(static_cast<std::size_t>(n) * n);
       double* a = work.data();
-      for (int l = 0; l < n; ++l) {
-        for (int i = l; i < n; ++i) a[i + l * n] = gp[i]->dot(*wp[l]);
+      if (body_frame) {
+        const std::uint32_t b = node.body;
+        const Mat3& R = rot[b];
+        const auto& F = factors[bodies[b].factor];
+        vb.resize(n);
+        zb.resize(n);
+        for (int i = 0; i < n; ++i) {
+          const int r = local[i < f.nc ? f.c_off + i : f.p_off + i - f.nc];
+          const Vec12& g = g_of(r, b);
+          Vec12& v = vb[i];
+          for (int k = 0; k < 3; ++k) {
+            v.segment<3>(3 * k).noalias() = R.transpose() * g.segment<3>(3 * k);
+          }
+          v.tail<3>() = g.tail<3>();
+          zb[i] = F.solve(v);
+        }
+        for (int l = 0; l < n; ++l) {
+          for (int i = l; i < n; ++i) a[i + l * n] = vb[i].dot(zb[l]);
+        }
+        if (geo[b] >= 0) {
+          const Mat3& C = geo_C[geo[b]];
+          sb.resize(n);
+          csb.resize(n);
+          for (int i = 0; i < n; ++i) {
+            Vec3 t = Vec3::Zero();
+            for (int k2 = 0; k2 < 3; ++k2) {
+              t.noalias() += F.Z0.block<3, 3>(3 * k2, 0).transpose() * vb[i].segment<3>(3 * k2);
+            }
+            sb[i] = t;
+            csb[i].noalias() = C * sb[i];
+          }
+          for (int l = 0; l < n; ++l) {
+            for (int i = l; i < n; ++i) a[i + l * n] -= sb[i].dot(csb[l]);
+          }
+        }
+      } else {
+        gp.resize(n);
+        wp.resize(n);
+        for (int i = 0; i < n; ++i) {
+          const int r = local[i < f.nc ? f.c_off + i : f.p_off + i - f.nc];
+          gp[i] = &g_of(r, node.body);
+          wp[i] = &w_of(r, node.body);
+        }
+        for (int l = 0; l < n; ++l) {
+          for (int i = l; i < n; ++i) a[i + l * n] = gp[i]->dot(*wp[l]);
+        }
       }
       // Children's messages (or the compliance of joints to the ground).
       int at = 0;
@@ -192,10 +238,12 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
         const auto& jl = joints[row_joint[rl]];
         S_ll(l, l) += rows[rl].compliance;
         for (int body : {jl.a, jl.b}) {
+          if (body < 0 || !bodies[body].dynamic()) continue;
           const auto b = static_cast<std::uint32_t>(body);
+          const Vec12 wl = solve_body(b, g_of(rl, b));  // H^{-1} G^T of the loop row
           for (int r : rows_of[b]) {
             if (index[r] < 0) continue;
-            const double s = g_of(r, b).dot(w_of(rl, b));
+            const double s = g_of(r, b).dot(wl);
             const int p = pos[r];
             if (tree.is_loop[row_joint[r]]) {
               S_ll(p - nt, l) += s;

@@ -148,6 +148,11 @@ struct World::Impl {
     Eigen::VectorXd sol, rhs;
   };
   DualScratch dual_scratch;
+  // Dual solve (dual.cpp): G y + C of every row, computed while its row is built (the
+  // right-hand side of the first active-set pass without another pass over the rows). The
+  // tree solver on co-rotated polar bodies assembles its cliques in the body frame
+  // (tree_dual.cpp): wa and wb are then computed only for a sparse fallback.
+  std::vector<double> row_rhs;
   std::vector<std::size_t> joint_row_begin;    ///< first row of each joint in `rows`
   // Chain solver: joints of every chain component in path order, rebuilt when joints change.
   bool topology_dirty = true;

@@ -135,6 +135,7 @@ struct ForestOptions {
   int min_bodies = 2, max_bodies = 40;  ///< per tree
   int min_loops = 0, max_loops = 0;     ///< extra joints between non-adjacent bodies, per tree
   bool extras = true;                   ///< limits, springs, drives, compliance
+  bool ball_springs = false;            ///< every tree joint a ball joint with an angular spring
 };
 
 /// Random trees: each new body attached to a random earlier one (with "hub" bodies collecting
@@ -181,9 +182,11 @@ Built random_forest(unsigned seed, DualSolverKind solver, const ForestOptions& o
       if (i > 0) {
         const Vec3 anchor = 0.5 * (at[parent[i]] + p) + 0.02 * r.vec();
         const bool child_first = r.u() < 0.3;  // either side may be the first body
-        up[i] = kTypes[r.pick(5)];
-        add_joint(random_joint(r, up[i], child_first ? ids[i] : ids[parent[i]],
-                               child_first ? ids[parent[i]] : ids[i], anchor, opt.extras));
+        up[i] = opt.ball_springs ? JointType::Ball : kTypes[r.pick(5)];
+        JointDef j = random_joint(r, up[i], child_first ? ids[i] : ids[parent[i]],
+                                  child_first ? ids[parent[i]] : ids[i], anchor, opt.extras);
+        if (opt.ball_springs) j.spring = JointSpring{r.in(0.5, 50), r.in(0, 1), 0};
+        add_joint(j);
       }
     }
     for (int c : children) b.max_children = std::max(b.max_children, c);
@@ -372,6 +375,26 @@ TEST(TreeSolver, TreesWithLoopsMatchTheSparseSolver) {
   worst.print("trees with loops, tree vs sparse");
   std::printf("  %d loop joints in all, %d of them ball joints without compliance\n", loops, exact);
   EXPECT_GE(exact, 20);
+}
+
+// Trees of ball joints with angular springs (3 point rows and 3 compliant rotation-lock
+// rows per joint, as in the tree scenes), hanging under gravity: the tree solver assembles
+// its cliques in the body frame, with the geometric-stiffness term of the bodies under
+// tension; the same steps as the sparse solver.
+TEST(TreeSolver, BallSpringTreesMatchTheSparseSolver) {
+  Worst worst;
+  for (unsigned seed = 301; seed <= 330; ++seed) {
+    ForestOptions opt;
+    opt.extras = false;
+    opt.ball_springs = true;
+    opt.min_bodies = 10;
+    opt.max_loops = seed % 3 == 0 ? 3 : 0;
+    opt.min_loops = opt.max_loops > 0 ? 1 : 0;
+    Built tree = random_forest(seed, DualSolverKind::Tree, opt);
+    Built sparse = random_forest(seed, DualSolverKind::Sparse, opt);
+    compare(tree, "tree", sparse, "sparse", seed, worst);
+  }
+  worst.print("ball-spring trees, tree vs sparse");
 }
 
 /// Random chain as in chain_solver_test, with springs, drives and compliance as well.
