@@ -11,11 +11,13 @@
 //   PcgCold:        IterativeDualSolver with the block-Jacobi preconditioner from x = 0
 //   PcgWarm:        the same from the exact solution perturbed by ~1% (a previous step's
 //                   multipliers)
-//   BlockJacobi, LineJacobi: IterativeDualSolver with the Blocks / Lines preconditioner,
-//                   arguments n, tolerance exponent (10: 1e-10, 6: 1e-6), warm start (0/1);
-//                   counters: iterations, lines (paths of joints, paper Case IV)
+//   BlockJacobi, LineJacobi, LineCoarse: IterativeDualSolver with the Blocks / Lines /
+//                   LinesCoarse preconditioner (default coarse settings), arguments n,
+//                   tolerance exponent (10: 1e-10, 6: 1e-6), warm start (0/1); counters:
+//                   iterations, lines (paths of joints, paper Case IV), coarse (unknowns K)
 //   PcgSetup:       a solver meeting the pattern for the first time (structure, lines, one
-//                   factorisation, no iterations), Blocks (lines:0) or Lines (lines:1)
+//                   factorisation, no iterations), Blocks (lines:0), Lines (lines:1) or
+//                   LinesCoarse (lines:2, with the local eigenproblems of the coarse basis)
 // PCG runs to |b - A x| <= 1e-10 |b| unless the arguments say otherwise. The right-hand side
 // is b = G y + c: y the gravity displacement h^2 g of every body plus 10% random per-body
 // noise, c random constraint errors of 1e-4 m.
@@ -220,6 +222,8 @@ void run_pcg(benchmark::State& state, bool warm, mabd::detail::DualPreconditione
   state.counters["rel_err"] = (x - s.exact).norm() / s.exact.norm();
   if (preconditioner != mabd::detail::DualPreconditioner::Blocks)
     state.counters["lines"] = solver.lines().lines();
+  if (preconditioner == mabd::detail::DualPreconditioner::LinesCoarse)
+    state.counters["coarse"] = solver.coarse().size();
 }
 
 using mabd::detail::DualPreconditioner;
@@ -238,16 +242,22 @@ void BM_LineJacobi(benchmark::State& state) {
   run_pcg(state, state.range(2) != 0, DualPreconditioner::Lines,
           std::pow(10.0, -static_cast<double>(state.range(1))));
 }
+void BM_LineCoarse(benchmark::State& state) {
+  run_pcg(state, state.range(2) != 0, DualPreconditioner::LinesCoarse,
+          std::pow(10.0, -static_cast<double>(state.range(1))));
+}
 /// A solver that meets the pattern for the first time: structure (and lines) plus one
-/// factorisation, no iterations. Arguments: n, preconditioner (0: Blocks, 1: Lines).
+/// factorisation, no iterations. Arguments: n, preconditioner (0: Blocks, 1: Lines,
+/// 2: LinesCoarse).
 void BM_PcgSetup(benchmark::State& state) {
   const DualSystem& s = net(static_cast<int>(state.range(0)));
   Eigen::VectorXd x;
   for (auto _ : state) {
     mabd::detail::IterativeDualSolver fresh;
     fresh.settings.max_iterations = 0;
-    fresh.settings.preconditioner =
-        state.range(1) != 0 ? DualPreconditioner::Lines : DualPreconditioner::Blocks;
+    const DualPreconditioner kinds[] = {DualPreconditioner::Blocks, DualPreconditioner::Lines,
+                                        DualPreconditioner::LinesCoarse};
+    fresh.settings.preconditioner = kinds[state.range(1)];
     x.resize(0);
     fresh.solve(s.n, s.triplets, s.block_begin, s.b, 1, x);
     benchmark::DoNotOptimize(x.data());
@@ -272,8 +282,9 @@ BENCHMARK(BM_PcgCold)->NET_SIZES;
 BENCHMARK(BM_PcgWarm)->NET_SIZES;
 BENCHMARK(BM_BlockJacobi)->Apply(pcg_cases);
 BENCHMARK(BM_LineJacobi)->Apply(pcg_cases);
+BENCHMARK(BM_LineCoarse)->Apply(pcg_cases);
 BENCHMARK(BM_PcgSetup)
-    ->ArgsProduct({{10, 20, 50, 100}, {0, 1}})
+    ->ArgsProduct({{10, 20, 50, 100}, {0, 1, 2}})
     ->ArgNames({"n", "lines"})
     ->Unit(benchmark::kMillisecond);
 

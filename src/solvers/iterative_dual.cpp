@@ -377,6 +377,51 @@ void IterativeDualSolver::precondition(const Eigen::VectorXd& r, Eigen::VectorXd
   switch (active_) {
     case DualPreconditioner::Blocks: precondition_blocks(r, z); break;
     case DualPreconditioner::Lines: precondition_lines(r, z); break;
+    case DualPreconditioner::LinesCoarse: precondition_coarse(r, z); break;
+  }
+}
+
+BlockUpperView IterativeDualSolver::upper_view() const {
+  return {block_begin_, brow_start_, bcol_, bval_start_, bval_};
+}
+
+bool IterativeDualSolver::prepare_coarse() {
+  const int target = std::max(settings.coarse_aggregate_blocks, 1);
+  const int k = std::max(settings.coarse_vectors, 1);
+  if (!coarse_.built() || coarse_.target() != target || coarse_.vectors() != k ||
+      coarse_.threshold() != settings.coarse_threshold)
+    coarse_.build(upper_view(), lines_.partition, target, k, settings.coarse_threshold);
+  coarse_mode_ = settings.coarse_mode;
+  return coarse_.size() > 0 && coarse_.factor(upper_view(), coarse_mode_ != DualCoarseMode::Additive);
+}
+
+void IterativeDualSolver::precondition_coarse(const Eigen::VectorXd& r, Eigen::VectorXd& z) {
+  switch (coarse_mode_) {
+    case DualCoarseMode::Additive:  // z = L^{-1} r + Z E^{-1} Z^T r
+      precondition_lines(r, z);
+      coarse_.restrict_to(r, rc_);
+      coarse_.solve(rc_);
+      coarse_.prolong_add(rc_, z);
+      break;
+    case DualCoarseMode::Balancing:  // x_c = E^{-1} Z^T r, y = L^{-1} (r - W x_c)
+      coarse_.restrict_to(r, rc_);  // z = y + Z (x_c - E^{-1} W^T y)
+      coarse_.solve(rc_);
+      u_ = r;
+      coarse_.subtract_w(rc_, u_);
+      precondition_lines(u_, z);
+      yc_.setZero(coarse_.size());
+      coarse_.subtract_wt(z, yc_);
+      coarse_.solve(yc_);
+      rc_ += yc_;
+      coarse_.prolong_add(rc_, z);
+      break;
+    case DualCoarseMode::Deflation:  // y = L^{-1} r, z = y + Z E^{-1} (Z^T r - W^T y)
+      precondition_lines(r, z);
+      coarse_.restrict_to(r, rc_);
+      coarse_.subtract_wt(z, rc_);
+      coarse_.solve(rc_);
+      coarse_.prolong_add(rc_, z);
+      break;
   }
 }
 
@@ -470,6 +515,7 @@ IterativeDualResult IterativeDualSolver::solve(int n,
     fill(triplets);
     build_block_rows();
     lines_.built = false;
+    coarse_.clear();
   }
   fill_block_rows();
   active_ = max_block_ <= kMaxLineBlock ? settings.preconditioner : DualPreconditioner::Blocks;
@@ -479,6 +525,8 @@ IterativeDualResult IterativeDualSolver::solve(int n,
     if (!lines_.built) build_lines();
     factor_lines();
   }
+  if (active_ == DualPreconditioner::LinesCoarse && !prepare_coarse())
+    active_ = DualPreconditioner::Lines;
 
   r_.resize(n);
   z_.resize(n);
@@ -491,6 +539,13 @@ IterativeDualResult IterativeDualSolver::solve(int n,
     return r_.norm();
   };
   double rnorm = true_residual();
+  if (active_ == DualPreconditioner::LinesCoarse && coarse_mode_ != DualCoarseMode::Additive &&
+      rnorm > tol) {  // x += Q r: Z^T (b - A x) = 0, the start of the deflated iteration
+    coarse_.restrict_to(r_, rc_);
+    coarse_.solve(rc_);
+    coarse_.prolong_add(rc_, x);
+    rnorm = true_residual();
+  }
   double rz = 0;
   auto restart = [&] {
     precondition(r_, z_);

@@ -1,11 +1,14 @@
 // Iterative solver for the dual system (S + diag(alpha)) lambda = b (DESIGN section 3; paper
 // "Case IV: Joint graph"): the preconditioned conjugate gradient method, preconditioned by
-//   Lines (default): the joint graph viewed as a union of joint chains. The joints' blocks are
+//   Lines: the joint graph viewed as a union of joint chains. The joints' blocks are
 //     partitioned once per sparsity pattern into lines (paths of coupled blocks following
 //     chains of bodies, line_partition.h); every line's block-tridiagonal submatrix of A is
 //     factored by block LDL^T (block Thomas) at each solve and applied exactly, i.e. block
 //     Jacobi over lines, symmetric positive definite, so plain CG stays valid.
 //   Blocks: block Jacobi over the row groups of the joints (1-6 rows each, factored densely).
+//   LinesCoarse (default): Lines plus a coarse-space correction (deflation, coarse_space.h;
+//     see below). Systems without local modes below the threshold get no coarse space and
+//     are solved with Lines, as are those whose coarse matrix cannot be factored.
 // Meant for large jointed graphs, warm-started from the multipliers of the previous step or
 // Newton iteration.
 //
@@ -39,6 +42,28 @@
 // preconditioner halves the iterations again but costs three products per iteration, no
 // faster, so it is not offered; neither is the symmetric block Gauss-Seidel over joints (half
 // the iterations of Blocks at twice the cost per iteration).
+//
+// LinesCoarse: Lines plus a coarse-space correction, A-DEF2 deflation by default
+// (z = (I - Q A) L^{-1} r + Q r, Q = Z E^{-1} Z^T, E = Z^T A Z, started from x + Q r so that
+// Z^T r = 0; coarse_space.h): per aggregate of about 12 joint blocks the local eigenvectors of
+// A v = mu M v with mu < 0.1 (M: the line matrix), computed once per pattern; per solve E and
+// W = A Z are assembled and E factored (sparse LDL^T). The stopping test stays on the true
+// relative residual |b - A x| / |b|. On the net scenes (warm start, 1e-7) the spectrum of
+// M^{-1} A under Lines is a bulk in [0.16, 2], about 6 outliers near 0.003 (at the pinned row)
+// and, once the net moves, a band of about 10 values in [0.025, 0.15]; the coarse space (K = 63
+// unknowns on net_50, all near the pinned row) removes part of them: 94 -> 74 PCG iterations
+// per step on net_50, 104 -> 78 on net_100 (about 290-305 -> 250 ms/step, medians, noisy
+// host), 90 -> 72 over 200 steps of net_50. On the synthetic nets of the benchmark (rest
+// configuration, no compliance) 1069 -> 440 iterations at 1e-10 from x = 0 and 417 -> 213 at
+// 1e-6 warm for n = 100 (2.4 / 1.45 times faster). The additive form (z = L^{-1} r + Q r) is
+// weaker (net_50: 102 iterations), balancing (Neumann-Neumann) equals deflation in iterations
+// with two coarse solves per iteration. Caveats: the counts are erratic in the constants (on
+// net_50 aggregates of 8 or 16 blocks give 105-131 iterations, worse than Lines; a threshold of
+// 0.05 gives 122), and a basis recomputed at every step is worse than the one kept from the
+// first solve (105 on net_50): the local modes only approximate the global slow ones, and
+// deflating approximations brings new small eigenvalues. The iterations still grow with the
+// net (the band is not removed). The first solve of a pattern costs about 0.5 s more on
+// net_100 (the local eigenproblems; BM_PcgSetup 141 -> 635 ms).
 #pragma once
 
 #include <cstdint>
@@ -47,6 +72,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
+#include "solvers/coarse_space.h"
 #include "solvers/line_partition.h"
 
 namespace mabd::detail {
@@ -55,6 +81,15 @@ namespace mabd::detail {
 enum class DualPreconditioner {
   Blocks,  ///< block Jacobi: the dense inverse of every joint's diagonal block
   Lines,   ///< line Jacobi: every line's block-tridiagonal part of A, factored exactly
+  LinesCoarse,  ///< Lines plus a coarse-space correction (coarse_space.h, DualCoarseMode)
+};
+
+/// How LinesCoarse combines the line solve L^{-1} with the coarse solve Q = Z E^{-1} Z^T
+/// (E = Z^T A Z); all symmetric positive definite for CG.
+enum class DualCoarseMode {
+  Additive,   ///< z = L^{-1} r + Q r
+  Balancing,  ///< z = Q r + (I - Q A) L^{-1} (I - A Q) r (balancing Neumann-Neumann)
+  Deflation,  ///< z = (I - Q A) L^{-1} r + Q r (A-DEF2), started from a projected x
 };
 
 /// Largest block (rows of one joint) handled by the line preconditioners; a system with a
@@ -64,7 +99,14 @@ inline constexpr int kMaxLineBlock = 12;
 struct IterativeDualSettings {
   double tolerance = 1e-10;   ///< stop at |b - A x| <= tolerance |b|
   int max_iterations = 1000;  ///< matrix-vector products in the iteration
-  DualPreconditioner preconditioner = DualPreconditioner::Lines;
+  DualPreconditioner preconditioner = DualPreconditioner::LinesCoarse;
+  // LinesCoarse only (coarse_space.h). The defaults are the best of a small sweep on the net
+  // scenes (aggregates of 8 / 12 / 16 / 24 / 40 blocks, k 4 / 8 / 12, threshold 0.05-0.3);
+  // the iteration counts are erratic in these constants (see the comment at the top).
+  DualCoarseMode coarse_mode = DualCoarseMode::Deflation;
+  int coarse_aggregate_blocks = 12;  ///< joint blocks per aggregate (target of the growth)
+  int coarse_vectors = 8;            ///< at most k local eigenvectors per aggregate
+  double coarse_threshold = 0.1;     ///< keep local eigenvalues mu < threshold (of M^{-1} A)
 };
 
 struct IterativeDualResult {
@@ -91,6 +133,10 @@ class IterativeDualSolver {
   /// from the values of that first solve, and kept while the pattern is unchanged).
   const LinePartition& lines() const { return lines_.partition; }
 
+  /// The coarse space of the last LinesCoarse solve (computed with the lines, kept while the
+  /// pattern and the coarse settings are unchanged).
+  const CoarseSpace& coarse() const { return coarse_; }
+
  private:
   bool build(int n, const std::vector<Eigen::Triplet<double>>& triplets,
              const std::vector<int>& block_begin);
@@ -108,6 +154,10 @@ class IterativeDualSolver {
   void precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z);  ///< z = M^{-1} r
   void precondition_blocks(const Eigen::VectorXd& r, Eigen::VectorXd& z) const;
   void precondition_lines(const Eigen::VectorXd& r, Eigen::VectorXd& z) const;
+  void precondition_coarse(const Eigen::VectorXd& r, Eigen::VectorXd& z);
+  /// Sets up the coarse space for this solve; false: LinesCoarse falls back to Lines.
+  bool prepare_coarse();
+  BlockUpperView upper_view() const;
   void solve_line(int l, double* v) const;  ///< v <- T_l^{-1} v on the rows of line l
 
   // Full matrix (both triangles) in CSR, columns sorted within each row.
@@ -145,7 +195,10 @@ class IterativeDualSolver {
   DualPreconditioner active_ = DualPreconditioner::Blocks;  ///< the one used by this solve
   bool valid_ = false;
   int rebuilds_ = 0;
+  CoarseSpace coarse_;
+  DualCoarseMode coarse_mode_ = DualCoarseMode::Additive;  ///< the one used by this solve
   Eigen::VectorXd r_, z_, p_, q_;
+  Eigen::VectorXd rc_, yc_, u_;  ///< coarse work vectors (size K) and a fine one (size n)
 };
 
 }  // namespace mabd::detail

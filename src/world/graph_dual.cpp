@@ -1,7 +1,8 @@
 // The iterative dual solver for very large joint graphs (paper "Case IV: Joint graph"):
 // conjugate gradient on (S + diag(alpha)) lambda = b preconditioned by lines of joints (exact
-// block Thomas along chains of bodies, solvers/line_partition.h), warm-started from the
-// multipliers of the previous solve. Its iterations and residual
+// block Thomas along chains of bodies, solvers/line_partition.h) plus a coarse correction on
+// the local slow modes (solvers/coarse_space.h), warm-started from the multipliers of the
+// previous solve. Its iterations and residual
 // are reported in the step statistics; a solve that does not reach settings.dual_tolerance
 // within settings.dual_max_iterations falls back to the sparse Cholesky (with a warning).
 #include "world/world_impl.h"
