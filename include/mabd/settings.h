@@ -39,7 +39,10 @@ enum class TimeIntegration {
 
 /// Solver for the dual system S lambda = b (paper sections "Case I" to "Case IV").
 enum class DualSolverKind {
-  Auto,       ///< chain, tree or sparse, matched to the joint topology of the world
+  /// Matched to the joint topology: chain if every component is a chain; else the tree
+  /// solver for chains, trees and components with up to 8 loop joints and the sparse one
+  /// for the other components (graphs)
+  Auto,
   Sparse,     ///< general sparse Cholesky of S (any topology), symbolic analysis reused
   Chain,      ///< block-tridiagonal Thomas, O(K); every component must be a chain
   Tree,       ///< ABD-ABA tree elimination, O(K), plus a Schur complement on loop joints

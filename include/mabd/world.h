@@ -26,7 +26,7 @@ struct StepStats {
   /// scaled by the joint's length scale). 0 without joints.
   double joint_residual = 0;
   /// Dual solver used in the last Newton iteration: "chain", "tree", "sparse", "iterative",
-  /// or "none" without joints.
+  /// "tree+sparse" (Auto: trees and graphs side by side), or "none" without joints.
   const char* solver = "none";
   /// Iterative dual solver: iterations and relative residual |b - S lambda| / |b| of the
   /// last solve (0 for the direct solvers).
@@ -41,6 +41,9 @@ struct ComponentSummary {
   std::size_t joints = 0;
   std::size_t rows = 0;     ///< constraint rows of those joints
   std::size_t loops = 0;    ///< independent cycles (joints to the world count)
+  /// Dual solver of the component under the world's settings: "chain", "tree", "sparse",
+  /// "iterative", or "none" (a body without joints).
+  std::string solver;
 };
 
 /// Read-only facts about a body, fixed at creation.

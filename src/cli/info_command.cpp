@@ -218,6 +218,19 @@ int info_command(const InfoOptions& options) {
   }
   if (loops > 0) topo += "; " + std::to_string(loops) + " loop(s)";
   print_field("topology", topo);
+  // The dual solver per component (settings.solver, or matched to the topology under auto).
+  std::map<std::string, std::size_t> by_solver;
+  for (const auto& c : components) {
+    if (c.solver != "none") ++by_solver[c.solver];
+  }
+  if (!by_solver.empty()) {
+    std::string solvers;
+    for (const auto& [solver, count] : by_solver) {
+      solvers += (solvers.empty() ? "" : ", ") + solver + " (" + std::to_string(count) +
+                 (count == 1 ? " component)" : " components)");
+    }
+    print_field("solved by", solvers);
+  }
 
   if (n > 0 && n <= kMaxTableBodies) {
     std::printf("\n");

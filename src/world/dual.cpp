@@ -26,6 +26,14 @@ std::uint64_t fnv(std::uint64_t h, std::uint64_t v) { return (h ^ v) * 109951162
 
 }  // namespace
 
+void World::Impl::note_regularised() {
+  if (dual_solver.regularised() && !redundancy_reported) {
+    warnings.push_back("redundant joint rows (an over-constrained loop?) were regularised; "
+                       "give the joints a compliance to make this explicit");
+    redundancy_reported = true;
+  }
+}
+
 void World::Impl::dual_solve() {
   closed_form_dual = false;
   if (dual_method() == DualMethod::Chain && ball_chain.ready && solve_ball_chains()) {
@@ -183,12 +191,9 @@ void World::Impl::dual_solve() {
     stats.solver = used_sparse                      ? "sparse"
                    : method == DualMethod::Chain     ? "chain"
                    : method == DualMethod::Iterative ? "iterative"
+                   : tree.mixed                      ? "tree+sparse"
                                                      : "tree";
-    if (used_sparse && dual_solver.regularised() && !redundancy_reported) {
-      warnings.push_back("redundant joint rows (an over-constrained loop?) were regularised; "
-                         "give the joints a compliance to make this explicit");
-      redundancy_reported = true;
-    }
+    if (used_sparse) note_regularised();
     for (int r = 0; r < n; ++r) {
       if (index[r] >= 0) lambda[r] = sol[index[r]];
     }

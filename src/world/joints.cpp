@@ -251,15 +251,41 @@ std::vector<ComponentSummary> World::topology() const {
   std::vector<detail::Edge> edges;
   edges.reserve(w.joints.size());
   for (const auto& j : w.joints) edges.push_back({j.a, j.b});
+  const auto comps = detail::analyse_topology(w.bodies.size(), movable, edges);
   std::vector<ComponentSummary> out;
-  for (const auto& c : detail::analyse_topology(w.bodies.size(), movable, edges)) {
+  bool all_chains = true;
+  for (const auto& c : comps) {
     ComponentSummary s;
     s.kind = detail::topology_name(c.kind);
     s.bodies = c.bodies.size();
     s.joints = c.joints.size();
     for (std::uint32_t j : c.joints) s.rows += w.joints[j].base_rows;
     s.loops = c.loops;
+    s.solver = c.joints.empty() ? "none" : dual_solver_name(w.settings.solver);
+    all_chains &= c.joints.empty() || c.kind == detail::Topology::Chain;
     out.push_back(s);
+  }
+  if (w.settings.solver != DualSolverKind::Auto) return out;
+  // Auto, as World::Impl::dual_method: per component of the elimination plan (its loop
+  // joints: cycles between dynamic bodies), tree or sparse; sparse alone for graphs only.
+  std::vector<int> comp_of_body(w.bodies.size(), -1);
+  for (std::size_t i = 0; i < comps.size(); ++i) {
+    for (std::uint32_t b : comps[i].bodies) comp_of_body[b] = static_cast<int>(i);
+  }
+  std::vector<char> sparse(comps.size(), 0);
+  if (!all_chains) {
+    const detail::TreePlan plan = detail::plan_trees(w.bodies.size(), movable, edges);
+    for (const auto& tc : plan.components) {
+      if (tc.node_end == tc.node_begin) continue;
+      const int i = comp_of_body[plan.nodes[tc.node_begin].body];
+      if (i >= 0) sparse[i] = Impl::auto_sparse(tc);
+    }
+  }
+  bool any_tree = false;
+  for (std::size_t i = 0; i < comps.size(); ++i) any_tree |= !comps[i].joints.empty() && !sparse[i];
+  for (std::size_t i = 0; i < comps.size(); ++i) {
+    if (comps[i].joints.empty()) continue;
+    out[i].solver = all_chains ? "chain" : sparse[i] || !any_tree ? "sparse" : "tree";
   }
   return out;
 }

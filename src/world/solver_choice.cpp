@@ -1,18 +1,8 @@
 // Choice of the dual solver from the joint topology (paper sections "Case I" to "Case IV").
-#include <algorithm>
-
 #include "mabd/error.h"
 #include "world/world_impl.h"
 
 namespace mabd {
-
-namespace {
-
-/// Loop joints per component up to which Auto uses the tree solver with a Schur complement
-/// (its cost grows as loop rows x component rows); beyond, the sparse Cholesky is cheaper.
-constexpr std::size_t kMaxAutoLoopJoints = 8;
-
-}  // namespace
 
 World::Impl::DualMethod World::Impl::dual_method() {
   if (topology_dirty) {
@@ -25,6 +15,8 @@ World::Impl::DualMethod World::Impl::dual_method() {
     if (!tree_plan_valid) update_tree_plan();
     return DualMethod::Tree;
   };
+  tree.mixed = false;
+  tree.sparse_component.clear();
   switch (settings.solver) {
     case DualSolverKind::Sparse: return DualMethod::Sparse;
     case DualSolverKind::Iterative: return DualMethod::Iterative;
@@ -39,9 +31,23 @@ World::Impl::DualMethod World::Impl::dual_method() {
   }
   if (all_chains) return DualMethod::Chain;
   tree_method();
-  std::size_t loops = 0;
-  for (const auto& comp : tree_plan.components) loops = std::max(loops, comp.loop_joints.size());
-  return loops <= kMaxAutoLoopJoints ? DualMethod::Tree : DualMethod::Sparse;
+  // Per component: the tree solver (chains, trees, a few loops) or the sparse one (graphs).
+  const auto& comps = tree_plan.components;
+  tree.sparse_component.assign(comps.size(), 0);
+  bool any_tree = false;
+  for (std::size_t c = 0; c < comps.size(); ++c) {
+    const bool graph = auto_sparse(comps[c]);
+    tree.sparse_component[c] = graph;
+    tree.mixed |= graph;
+    any_tree |= !graph;
+  }
+  if (!tree.mixed) return DualMethod::Tree;
+  if (!any_tree) {  // graphs only: one sparse solve of the whole system
+    tree.mixed = false;
+    tree.sparse_component.clear();
+    return DualMethod::Sparse;
+  }
+  return DualMethod::Tree;
 }
 
 void World::Impl::update_joint_lists() {

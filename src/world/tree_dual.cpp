@@ -12,6 +12,8 @@
 // The same lambda as the general sparse solver, to round-off, in O(K) small dense operations.
 // The clique is factored in a scratch block; the factors [L; Y^T] and the messages are kept
 // in one array in elimination order (no per-node allocation, streamed by the solves).
+// Components with many loop joints (graphs) are left to the sparse solver under Auto
+// (component_sparse_dual.cpp).
 #include <algorithm>
 
 #include "solvers/small_dense.h"
@@ -103,7 +105,9 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
   std::vector<Vec12> vb, zb;         // body frame: D(R)^T g and Hb^{-1} D(R)^T g
   std::vector<Vec3> sb, csb;         // body frame, geometric term: Z0^T v and C_b Z0^T v
   std::vector<double> work;          // the node's clique, (nc + np)^2 column-major
-  for (const auto& comp : plan.components) {
+  for (std::size_t ci = 0; ci < plan.components.size(); ++ci) {
+    const auto& comp = plan.components[ci];
+    if (tree.mixed && tree.sparse_component[ci]) continue;  // solve_sparse_components
     // Local numbering: the child rows of every node in post-order, then the loop rows. The
     // rows of one joint are consecutive, so a node's parent rows start at p_off.
     local.clear();
@@ -268,7 +272,7 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
     }
     for (int i = 0; i < nt + nl; ++i) sol[index[local[i]]] = x[i];
   }
-  return true;
+  return !tree.mixed || solve_sparse_components(index, rhs, sol);
 }
 
 }  // namespace mabd

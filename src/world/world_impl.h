@@ -90,6 +90,8 @@ struct World::Impl {
   std::unordered_map<std::string, std::uint32_t> joint_by_name;
   std::vector<std::string> warnings;
   detail::SparseDualSolver dual_solver;
+  /// Warns once if the last sparse solve regularised redundant rows.
+  void note_regularised();
   bool redundancy_reported = false;
 
   // Step scratch.
@@ -164,10 +166,14 @@ struct World::Impl {
   std::vector<std::vector<std::uint32_t>> chains;
   void update_chains();
   /// The dual solver of this step (solver_choice.cpp): the forced one, or under Auto the
-  /// chain solver when every component is a chain, the tree solver when no component has more
-  /// than a few loop joints, the sparse solver otherwise.
+  /// chain solver when every component is a chain, the sparse solver when every component has
+  /// more than a few loop joints, else the tree solver, which then hands those components
+  /// (graphs) to the sparse solver (tree.sparse_component).
   enum class DualMethod { Chain, Tree, Sparse, Iterative };
   DualMethod dual_method();
+  /// Auto leaves a component to the sparse solver beyond 8 loop joints (the Schur complement's
+  /// cost grows as loop rows x component rows; beyond, the sparse Cholesky is cheaper).
+  static bool auto_sparse(const detail::TreeComponent& c) { return c.loop_joints.size() > 8; }
   bool solve_chains(const std::vector<int>& index, const Eigen::VectorXd& rhs,
                     const std::vector<Vec12>& w_a, const std::vector<Vec12>& w_b,
                     Eigen::VectorXd& sol);
@@ -213,6 +219,14 @@ struct World::Impl {
     std::vector<int> local_rows, pos;
     std::vector<double> factor;  ///< every node's factor in node order, then the messages
     Eigen::VectorXd x;
+    /// Per component of the plan: solved by the sparse solver instead (Auto, many loops).
+    std::vector<char> sparse_component;
+    bool mixed = false;  ///< some component is sparse_component
+    // Sparse part (component_sparse_dual.cpp): its rows, their local index, the system.
+    std::vector<int> sparse_rows, sparse_pos;
+    std::vector<Vec12> sparse_w;
+    std::vector<Eigen::Triplet<double>> sparse_trip;
+    Eigen::VectorXd sparse_rhs, sparse_sol;
   };
   // Iterative solver (graph_dual.cpp), warm-started from the last multipliers.
   detail::IterativeDualSolver iterative_solver;
@@ -227,6 +241,9 @@ struct World::Impl {
   TreeScratch tree;
   void update_tree_plan();
   bool solve_trees(const std::vector<int>& index, const Eigen::VectorXd& rhs, Eigen::VectorXd& sol);
+  /// The rows of the tree plan's sparse_component components, by the sparse solver.
+  bool solve_sparse_components(const std::vector<int>& index, const Eigen::VectorXd& rhs,
+                               Eigen::VectorXd& sol);
   void tree_solve(const detail::TreeComponent& comp, Eigen::Ref<Eigen::MatrixXd> v) const;
   /// Bodies held by an active limit during this step (an inelastic impact: implicit Euler
   /// velocities).

@@ -557,6 +557,16 @@ TEST_F(CliTest, InfoListsJoints) {
   EXPECT_EQ(free.out.find("world - "), std::string::npos) << free.out;
 }
 
+TEST_F(CliTest, InfoShowsTheTopologyAndTheSolverPerComponent) {
+  // The demo: a chain (tree solver) beside a net (sparse solver) under auto.
+  const std::string demo = quote((fs::path(MABD_SOURCE_DIR) / "scenes" / "demo.json").string());
+  const Result r = run("info " + demo);
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* text : {"2 component(s): 1 chain, 1 graph", "sparse (1 component), tree (1 component)"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << " not in:\n" << r.out;
+  }
+}
+
 TEST_F(CliTest, InfoBadSceneExits2) {
   const Result r = run("info " + quote(scene("bad_unknown_field.json")));
   EXPECT_EQ(r.code, 2);

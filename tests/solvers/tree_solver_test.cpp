@@ -2,7 +2,7 @@
 // joints) returns the same step as the general sparse solver and the chain solver, to
 // round-off, on randomised trees, forests and trees with loops (all joint types, limits,
 // springs, drives, compliance, joints to the world, static and kinematic bodies), and Auto
-// picks the expected solver for each topology.
+// picks the expected solver for each topology and each component.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -432,21 +432,20 @@ TEST(TreeSolver, ChainsMatchTheChainSolver) {
 }
 
 /// A flat net of rows x cols boxes, ball joints between neighbours, corners pinned.
-Built net(int rows, int cols, DualSolverKind solver, unsigned seed = 1) {
+/// Adds a rows x cols net of plates joined by ball joints, its corners pinned to the world,
+/// at `origin` (m) to b.
+void add_net(Built& b, int rows, int cols, unsigned seed, const Vec3& origin) {
   Rand r(seed);
-  WorldSettings s;
-  s.dt = 1e-2;
-  s.solver = solver;
-  Built b{World(s), {}, {}};
   const double h = 0.3;
-  auto id = [&](int i, int k) { return b.bodies[i * cols + k]; };
+  const std::size_t first = b.bodies.size();
+  auto id = [&](int i, int k) { return b.bodies[first + i * cols + k]; };
   for (int i = 0; i < rows; ++i) {
     for (int k = 0; k < cols; ++k) {
       BodyDef d;
       d.name = "n" + std::to_string(i) + "_" + std::to_string(k);
       d.shape.size = Vec3(0.2, 0.2, 0.04);
       d.material.density = r.in(500, 3000);
-      d.position = Vec3(h * k, h * i, 0.01 * r.u());
+      d.position = origin + Vec3(h * k, h * i, 0.01 * r.u());
       d.linear_velocity = 0.2 * r.vec();
       b.bodies.push_back(b.world.add_body(d));
     }
@@ -476,6 +475,14 @@ Built net(int rows, int cols, DualSolverKind solver, unsigned seed = 1) {
     j.anchor = b.world.pose(id(i, k)).position;
     b.joints.push_back(b.world.add_joint(j));
   }
+}
+
+Built net(int rows, int cols, DualSolverKind solver, unsigned seed = 1) {
+  WorldSettings s;
+  s.dt = 1e-2;
+  s.solver = solver;
+  Built b{World(s), {}, {}};
+  add_net(b, rows, cols, seed, Vec3::Zero());
   return b;
 }
 
@@ -523,6 +530,40 @@ TEST(TreeSolver, AutoPicksTheSolverFromTheTopology) {
   ASSERT_EQ(topo.size(), 1u);
   EXPECT_EQ(topo[0].kind, "graph");
   EXPECT_EQ(solver_of(graph), "sparse");
+}
+
+// A world holding trees (with limits, drives, springs, a few loops) and a net (20 loop
+// joints): Auto eliminates the trees and hands the net to the sparse solver, one system each;
+// the same steps as the sparse solver on the whole world.
+TEST(TreeSolver, AutoSolvesTreesAndGraphsSideBySide) {
+  Worst worst;
+  for (unsigned seed = 601; seed <= 615; ++seed) {
+    ForestOptions opt;
+    opt.trees = 1 + static_cast<int>(seed % 3);
+    opt.min_bodies = 5;
+    opt.max_bodies = 25;
+    opt.max_loops = seed % 2 == 0 ? 3 : 0;
+    opt.min_loops = opt.max_loops > 0 ? 1 : 0;
+    Built mixed = random_forest(seed, DualSolverKind::Auto, opt);
+    Built sparse = random_forest(seed, DualSolverKind::Sparse, opt);
+    add_net(mixed, 5, 6, seed, Vec3(0, 0, -20));
+    add_net(sparse, 5, 6, seed, Vec3(0, 0, -20));
+    std::size_t graphs = 0, trees = 0;
+    for (const auto& c : mixed.world.topology()) {
+      if (c.joints == 0) continue;
+      const bool graph = c.kind == "graph";
+      graphs += graph;
+      trees += !graph;
+      EXPECT_EQ(c.solver, graph ? "sparse" : "tree") << "seed " << seed << ": " << c.kind;
+    }
+    ASSERT_EQ(graphs, 1u) << "seed " << seed;
+    ASSERT_GE(trees, 1u) << "seed " << seed;
+    compare(mixed, "tree+sparse", sparse, "sparse", seed, worst);
+  }
+  worst.print("trees beside a net, tree+sparse vs sparse");
+  // Forced, every component takes the forced solver.
+  Built forced = net(5, 6, DualSolverKind::Tree);
+  for (const auto& c : forced.world.topology()) EXPECT_EQ(c.solver, "tree");
 }
 
 TEST(TreeSolver, ForcedOnAGraphWithManyLoopsItIsStillExact) {
