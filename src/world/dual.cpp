@@ -207,6 +207,9 @@ void World::Impl::dual_solve() {
       }
     } else {
       for (std::size_t i = 0; i < bodies.size(); ++i) {  // dq = y - H^{-1} G^T lambda
+        if (i + 2 < bodies.size()) {
+          for (int r : rows_of[i + 2]) prefetch_row(r);  // rows in joint order, read by body
+        }
         if (rows_of[i].empty()) continue;
         Vec12 f = Vec12::Zero();
         for (int r : rows_of[i]) {

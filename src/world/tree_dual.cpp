@@ -148,10 +148,7 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
       if (k + kPrefetchNodes < comp.node_end) {
         const std::int32_t pj = plan.nodes[k + kPrefetchNodes].parent_joint;
         if (pj >= 0) {
-          for (std::size_t r = joint_row_begin[pj]; r < joint_row_begin[pj + 1]; ++r) {
-            const char* p = reinterpret_cast<const char*>(&rows[r]);
-            for (std::size_t off = 0; off < sizeof(detail::Row); off += 64) __builtin_prefetch(p + off);
-          }
+          for (std::size_t r = joint_row_begin[pj]; r < joint_row_begin[pj + 1]; ++r) prefetch_row(r);
         }
       }
       const int n = f.nc + f.np;

@@ -155,6 +155,12 @@ struct World::Impl {
   // tree solver on co-rotated polar bodies assembles its cliques in the body frame
   // (tree_dual.cpp): wa and wb are then computed only for a sparse fallback.
   std::vector<double> row_rhs;
+  /// Starts loading row r of `rows` into the cache (for passes that read the rows out of
+  /// their joint order: by body, by elimination order).
+  void prefetch_row(std::size_t r) const {
+    const char* p = reinterpret_cast<const char*>(&rows[r]);
+    for (std::size_t off = 0; off < sizeof(detail::Row); off += 64) __builtin_prefetch(p + off);
+  }
   std::vector<std::size_t> joint_row_begin;    ///< first row of each joint in `rows`
   // Chain solver: joints of every chain component in path order, rebuilt when joints change.
   bool topology_dirty = true;
