@@ -143,9 +143,13 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
     for (std::uint32_t k = comp.node_begin; k < comp.node_end; ++k) {
       const detail::TreeNode& node = plan.nodes[k];
       TreeNodeFactor& f = tree.nodes[k];
-      // The rows of a joint are first read at its child body, in elimination order, not in
-      // the rows' (joint) order: fetch those of a node ahead.
+      // Nodes go in elimination order, bodies and rows are stored in body and joint order,
+      // and the rows of a joint are first read at its child body: fetch a node ahead.
       if (k + kPrefetchNodes < comp.node_end) {
+        const std::uint32_t nb = plan.nodes[k + kPrefetchNodes].body;
+        __builtin_prefetch(&bodies[nb].factor);
+        __builtin_prefetch(&rot[nb]);
+        __builtin_prefetch(&geo[nb]);
         const std::int32_t pj = plan.nodes[k + kPrefetchNodes].parent_joint;
         if (pj >= 0) {
           for (std::size_t r = joint_row_begin[pj]; r < joint_row_begin[pj + 1]; ++r) prefetch_row(r);
