@@ -37,6 +37,24 @@ enum class TimeIntegration {
   ImplicitEuler,
 };
 
+/// A prescribed wind field (paper, tree scenes): aerodynamic drag on every dynamic body,
+///   F = 1/2 density drag_coefficient A(n) |w| w,   w = u(x, t) - v   (N, world),
+/// applied through the body's centre of mass x (m) with v its velocity (m/s), at the start of
+/// each step (explicit), where the air velocity is a mean wind with a travelling gust,
+///   u(x, t) = velocity (1 + gust sin(2 pi (t - x . e / |velocity|) / gust_period)),
+/// e = velocity / |velocity|, and A(n) the area (m^2) the body presents to the flow direction
+/// n = w / |w|: that of its equivalent box (the box with the body's mass and principal second
+/// moments, exact for boxes), sum over its axes k of |n . e_k| times the face area normal to
+/// e_k. The impulse of one step is capped at m |w| (a body cannot overtake the air within a
+/// step). Off while velocity is zero.
+struct Wind {
+  Vec3 velocity = Vec3::Zero();   ///< mean air velocity (m/s, world)
+  double density = 1.2;           ///< air density (kg/m^3), >= 0
+  double drag_coefficient = 1.0;  ///< dimensionless, >= 0
+  double gust = 0;                ///< relative gust amplitude, >= 0
+  double gust_period = 2.0;       ///< s, > 0
+};
+
 /// Solver for the dual system S lambda = b (paper sections "Case I" to "Case IV").
 enum class DualSolverKind {
   /// Matched to the joint topology: chain if every component is a chain; else the tree
@@ -71,6 +89,7 @@ struct WorldSettings {
   double dual_tolerance = 1e-10;
   /// Iterative dual solver: iteration cap per solve, >= 1.
   int dual_max_iterations = 1000;
+  Wind wind;  ///< aerodynamic loads on every dynamic body (off by default)
 };
 
 /// Throws InvalidArgument naming the field when a setting is out of range or not finite.

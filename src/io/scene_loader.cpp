@@ -29,7 +29,9 @@ const std::vector<std::string> kReservedFields = {"colliders"};
 const std::vector<std::string> kSettingsFields = {"dt",        "gravity",  "newton_iterations",
                                                   "tolerance", "rotation", "integrator",
                                                   "time_integration", "spectral_radius", "solver", "dual_tolerance",
-                                                  "dual_max_iterations", "steps"};
+                                                  "dual_max_iterations", "steps", "wind"};
+const std::vector<std::string> kWindFields = {"velocity", "density", "drag_coefficient", "gust",
+                                              "gust_period"};
 const std::vector<std::string> kMaterialFields = {"density", "youngs_modulus", "poisson_ratio"};
 const std::vector<std::string> kBodyFields = {"name",           "shape",           "material",
                                               "mass",           "position",        "orientation",
@@ -121,6 +123,14 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
   if (auto n = node.get("dual_tolerance")) s.dual_tolerance = n->number();
   if (auto n = node.get("dual_max_iterations")) s.dual_max_iterations = n->integer(1);
   if (auto n = node.get("steps")) default_steps = n->integer(1);
+  if (auto n = node.get("wind")) {
+    n->check_fields(kWindFields);
+    if (auto v = n->get("velocity")) s.wind.velocity = v->vec3();
+    if (auto v = n->get("density")) s.wind.density = v->non_negative();
+    if (auto v = n->get("drag_coefficient")) s.wind.drag_coefficient = v->non_negative();
+    if (auto v = n->get("gust")) s.wind.gust = v->non_negative();
+    if (auto v = n->get("gust_period")) s.wind.gust_period = v->positive();
+  }
   try {
     validate_settings(s);
   } catch (const InvalidArgument& e) {

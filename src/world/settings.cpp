@@ -45,6 +45,23 @@ void validate_settings(const WorldSettings& s) {
     m << "tolerance: must be positive and finite (got " << s.tolerance << ")";
     fail(m.str());
   }
+  const Wind& w = s.wind;
+  if (!w.velocity.allFinite()) fail("wind.velocity: must be finite");
+  auto non_negative = [&](double v, const char* name) {
+    if (!std::isfinite(v) || v < 0) {
+      std::ostringstream m;
+      m << "wind." << name << ": must be >= 0 and finite (got " << v << ")";
+      fail(m.str());
+    }
+  };
+  non_negative(w.density, "density");
+  non_negative(w.drag_coefficient, "drag_coefficient");
+  non_negative(w.gust, "gust");
+  if (!std::isfinite(w.gust_period) || w.gust_period <= 0) {
+    std::ostringstream m;
+    m << "wind.gust_period: must be positive and finite (got " << w.gust_period << ")";
+    fail(m.str());
+  }
 }
 
 }  // namespace mabd

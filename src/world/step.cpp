@@ -186,13 +186,15 @@ void World::Impl::predict() {
   u.resize(q.size());
   loaded.assign(q.size(), -1);
   loaded_minv_fext.clear();
+  const bool wind = !settings.wind.velocity.isZero(0);
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
     if (!b.dynamic()) continue;
     Vec12 minv_f = Vec12::Zero();
     minv_f.tail<3>() = settings.gravity;
-    if (!force[i].isZero(0) || !torque[i].isZero(0)) {
-      const Vec12 f_ext = detail::wrench_force(q[i], torque[i], force[i]);
+    const Vec3 f_i = wind ? Vec3(force[i] + wind_force(i)) : force[i];
+    if (!f_i.isZero(0) || !torque[i].isZero(0)) {
+      const Vec12 f_ext = detail::wrench_force(q[i], torque[i], f_i);
       for (int k = 0; k < 3; ++k) minv_f.segment<3>(3 * k) = f_ext.segment<3>(3 * k) / b.sigma[k];
       minv_f.tail<3>() += f_ext.tail<3>() / b.mass;
       loaded[i] = static_cast<std::int32_t>(loaded_minv_fext.size());

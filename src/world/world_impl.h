@@ -275,6 +275,8 @@ struct World::Impl {
 
   // Step phases (step.cpp).
   void predict();
+  /// Aerodynamic force on dynamic body i at the start of the step (N, world; wind.cpp).
+  Vec3 wind_force(std::size_t i) const;
   void move_kinematic();
   void check_state() const;
   void finish_step();

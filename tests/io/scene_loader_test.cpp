@@ -190,7 +190,27 @@ TEST(SceneErrors, UnknownFieldWithoutCloseMatchListsKnownFields) {
   EXPECT_EQ(message,
             "inline.json: settings: unknown field 'xyz' (known fields: dt, gravity, "
             "newton_iterations, tolerance, rotation, integrator, time_integration, spectral_radius, solver, dual_tolerance, "
-            "dual_max_iterations, steps)");
+            "dual_max_iterations, steps, wind)");
+}
+
+TEST(SceneSettings, WindIsReadAndChecked) {
+  const mabd::Scene scene = mabd::parse_scene(
+      R"({"settings": {"wind": {"velocity": [3, 0, 1], "density": 1.1, "drag_coefficient": 0.8,
+                                "gust": 0.4, "gust_period": 1.5}}, "bodies": []})",
+      "inline.json", ".");
+  const mabd::Wind& w = scene.settings.wind;
+  EXPECT_EQ(w.velocity, mabd::Vec3(3, 0, 1));
+  EXPECT_EQ(w.density, 1.1);
+  EXPECT_EQ(w.drag_coefficient, 0.8);
+  EXPECT_EQ(w.gust, 0.4);
+  EXPECT_EQ(w.gust_period, 1.5);
+  EXPECT_NE(parse_error(R"({"settings": {"wind": {"gusts": 1}}, "bodies": []})").find("'gusts'"),
+            std::string::npos);
+  EXPECT_NE(parse_error(R"({"settings": {"wind": {"density": -1}}, "bodies": []})").find("density"),
+            std::string::npos);
+  EXPECT_NE(parse_error(R"({"settings": {"wind": {"gust_period": 0}}, "bodies": []})")
+                .find("gust_period"),
+            std::string::npos);
 }
 
 TEST(SceneErrors, DescriptionMustBeString) {
