@@ -162,6 +162,12 @@ int info_command(const InfoOptions& options) {
     }
     print_field("dual solver", dual);
   }
+  if (const Wind& w = settings.wind; !w.velocity.isZero(0)) {
+    std::string wind = vec(w.velocity) + " m/s, air " + num(w.density) + " kg/m^3, C_d " +
+                       num(w.drag_coefficient);
+    if (w.gust > 0) wind += ", gusts +-" + num(100 * w.gust) + "% every " + num(w.gust_period) + " s";
+    print_field("wind", wind);
+  }
   print_field("default steps", std::to_string(scene.default_steps) + " (" +
                                    num(scene.default_steps * settings.dt) + " s simulated)");
   print_field("bodies", std::to_string(n) + " (" +

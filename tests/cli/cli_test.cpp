@@ -565,6 +565,17 @@ TEST_F(CliTest, InfoShowsTheTopologyAndTheSolverPerComponent) {
   for (const char* text : {"2 component(s): 1 chain, 1 graph", "sparse (1 component), tree (1 component)"}) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << " not in:\n" << r.out;
   }
+  EXPECT_EQ(r.out.find("wind"), std::string::npos) << r.out;  // the demo has none
+}
+
+TEST_F(CliTest, InfoShowsTheWind) {
+  const std::string willow =
+      quote((fs::path(MABD_SOURCE_DIR) / "scenes" / "tree_willow.json").string());
+  const Result r = run("info " + willow);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("[4, 1, 0] m/s, air 1.2 kg/m^3, C_d 1, gusts +-50% every 2 s"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(CliTest, InfoBadSceneExits2) {
