@@ -4,7 +4,9 @@
 
 #include <functional>
 #include <optional>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mabd/math.h"
 #include "mabd/shape.h"
@@ -16,6 +18,24 @@ struct Material {
   double density = 1000.0;       ///< kg/m^3
   double youngs_modulus = 1e8;   ///< Pa
   double poisson_ratio = 0.3;    ///< dimensionless, in [0, 0.5)
+  /// Coulomb friction coefficient (dimensionless, >= 0). A contact pair uses the geometric
+  /// mean of its two bodies' coefficients.
+  double friction = 0.5;
+};
+
+/// One collision primitive of a body: a shape placed in the body's own (user) frame.
+struct CollisionPrimitive {
+  ShapeDef shape;  ///< in the primitive's frame (a plane: static and kinematic bodies only)
+  Pose pose;       ///< primitive frame in the body's user frame (m, rotation)
+};
+
+/// How a body collides. By default with its own shape, in every group.
+struct CollisionDef {
+  bool enabled = true;  ///< false: the body never collides
+  /// Primitives used instead of the body's shape; empty: the body's own shape.
+  std::vector<CollisionPrimitive> primitives;
+  std::uint32_t group = 1;           ///< collision group bits of this body
+  std::uint32_t mask = 0xFFFFFFFFu;  ///< groups this body collides with (both sides must agree)
 };
 
 enum class BodyKind {
@@ -43,6 +63,7 @@ struct BodyDef {
   /// Kinematic bodies only: the prescribed motion. Without it a kinematic body moves with
   /// its constant initial twist (velocities above, rotation about the centre of mass).
   MotionFunction motion;
+  CollisionDef collision;  ///< collision shape and filter (see CollisionDef)
 };
 
 }  // namespace mabd

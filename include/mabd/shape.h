@@ -9,9 +9,13 @@
 
 namespace mabd {
 
-enum class ShapeType { Box, Sphere, Capsule, Cylinder, Mesh };
+/// Plane: the half-space z <= 0 of the shape's frame (outward normal +z), for static and
+/// kinematic bodies only (a ground, a wall); it has no mass properties.
+enum class ShapeType { Box, Sphere, Capsule, Cylinder, Mesh, Plane };
 
-/// Closed, outward-oriented triangle mesh in the shape's own frame (m).
+/// Triangle mesh in the shape's own frame (m): closed and outward-oriented for dynamic bodies;
+/// static and kinematic bodies may use open meshes (a bowl, a terrain), whose triangles then
+/// collide on the side their counter-clockwise normal points to.
 struct TriangleMesh {
   std::vector<Vec3> vertices;                 ///< vertex positions (m)
   std::vector<std::array<int, 3>> triangles;  ///< counter-clockwise seen from outside
@@ -44,15 +48,16 @@ struct MassProperties {
 };
 
 /// Lower-case name of a shape type as in scene files: "box", "sphere", "capsule",
-/// "cylinder" or "mesh".
+/// "cylinder", "mesh" or "plane".
 const char* shape_type_name(ShapeType type);
 
 /// Checks a shape (positive finite sizes, closed non-degenerate mesh); throws InvalidArgument
-/// with a message naming the offending field.
-void validate_shape(const ShapeDef& shape);
+/// with a message naming the offending field. `collider_only`: the shape belongs to a static
+/// or kinematic body, so a plane and an open mesh are accepted.
+void validate_shape(const ShapeDef& shape, bool collider_only = false);
 
 /// Mass properties of `shape` at `density` (kg/m^3). Throws InvalidArgument on a degenerate
-/// shape or a non-positive density.
+/// shape, a plane or an open mesh, or a non-positive density.
 MassProperties compute_mass_properties(const ShapeDef& shape, double density);
 
 /// Reads a Wavefront OBJ file (v and f records; polygons are fanned into triangles; vertex

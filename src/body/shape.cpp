@@ -224,8 +224,11 @@ MassProperties mesh_properties(const TriangleMesh& mesh, double density) {
 
 }  // namespace
 
-void validate_shape(const ShapeDef& shape) {
+void validate_shape(const ShapeDef& shape, bool collider_only) {
   switch (shape.type) {
+    case ShapeType::Plane:
+      if (!collider_only) fail("shape.type: a plane is for static and kinematic bodies only");
+      return;
     case ShapeType::Box:
       for (int i = 0; i < 3; ++i) {
         require_positive(shape.size[i], "shape.size[" + std::to_string(i) + "]");
@@ -243,7 +246,11 @@ void validate_shape(const ShapeDef& shape) {
       require_positive(shape.length, "shape.length");
       return;
     case ShapeType::Mesh:
-      validate_mesh(shape.mesh);
+      if (collider_only) {
+        validate_mesh_indices(shape.mesh);
+      } else {
+        validate_mesh(shape.mesh);
+      }
       return;
   }
   fail("shape.type is not a known shape type");
@@ -263,6 +270,8 @@ MassProperties compute_mass_properties(const ShapeDef& shape, double density) {
       return cylinder_properties(shape.radius, shape.length, density);
     case ShapeType::Mesh:
       return mesh_properties(shape.mesh, density);
+    case ShapeType::Plane:
+      break;
   }
   fail("shape.type is not a known shape type");
 }
@@ -274,6 +283,7 @@ const char* shape_type_name(ShapeType type) {
     case ShapeType::Capsule: return "capsule";
     case ShapeType::Cylinder: return "cylinder";
     case ShapeType::Mesh: return "mesh";
+    case ShapeType::Plane: return "plane";
   }
   return "unknown";
 }

@@ -1,0 +1,72 @@
+// Collision detection between the bodies of a world (DESIGN section 7): broad phase, then
+// closed-form or library narrow phases, returning contact points. Knows nothing of solvers:
+// it reads shapes and rigid poses and writes geometry.
+//
+// Frames: every point is given in the *user frame* of its body (the frame its ShapeDef is
+// written in); normals are world vectors. The caller converts to its own body frames.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mabd/body.h"
+#include "mabd/math.h"
+
+namespace mabd::detail {
+
+/// One contact point between a dynamic body and a collider (a static or kinematic body).
+struct ContactPoint {
+  std::uint32_t body = 0;      ///< the dynamic body (index in the world)
+  std::uint32_t collider = 0;  ///< the static or kinematic body (index in the world)
+  Vec3 p_body = Vec3::Zero();      ///< contact point on the body's surface, its user frame (m)
+  Vec3 p_collider = Vec3::Zero();  ///< contact point on the collider's surface, its user frame (m)
+  /// Unit contact normal, world, pointing from the collider towards the body.
+  Vec3 normal = Vec3::UnitZ();
+  /// Signed distance (m) along `normal` between the two points at the poses given:
+  /// normal . (x_body - x_collider); negative = penetration.
+  double gap = 0;
+  /// Identifies the feature pair (e.g. a box vertex index, a capsule end) so that a contact
+  /// persisting between steps can be matched; unique among the points of one pair.
+  std::uint32_t feature = 0;
+};
+
+/// How one body takes part in collision detection.
+struct CollisionGeometry {
+  BodyKind kind = BodyKind::Dynamic;
+  /// Primitives in the body's user frame (a body's own shape is one primitive at identity).
+  /// Empty: the body does not collide.
+  std::vector<CollisionPrimitive> primitives;
+  std::uint32_t group = 1;            ///< collision group bits
+  std::uint32_t mask = 0xFFFFFFFFu;   ///< groups it collides with
+};
+
+/// Broad phase (dynamic AABB tree) plus narrow phase over dynamic-vs-collider pairs.
+/// Two bodies a, b are tested iff one is dynamic and the other static or kinematic,
+/// (group_a & mask_b) != 0 and (group_b & mask_a) != 0, and the pair is not excluded.
+class CollisionWorld {
+ public:
+  CollisionWorld();
+  ~CollisionWorld();
+  CollisionWorld(CollisionWorld&&) noexcept;
+  CollisionWorld& operator=(CollisionWorld&&) noexcept;
+
+  /// Registers body `index` (indices are dense, added in increasing order from 0).
+  /// Throws InvalidArgument on an unsupported primitive (e.g. a plane on a dynamic body).
+  void add_body(std::uint32_t index, const CollisionGeometry& geometry);
+  /// The pair (a, b) never collides.
+  void exclude_pair(std::uint32_t a, std::uint32_t b);
+  /// Number of registered bodies that collide (non-empty primitives).
+  std::size_t colliding_bodies() const;
+
+  /// Finds every contact point with gap < margin (m) at the given poses of the bodies' user
+  /// frames (one per registered body, world). At most 4 points per pair of primitives.
+  /// Appends to `out` (cleared first), sorted by (body, collider, feature).
+  void detect(const std::vector<Pose>& poses, double margin, std::vector<ContactPoint>& out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mabd::detail
