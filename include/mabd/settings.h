@@ -55,6 +55,36 @@ struct Wind {
   double gust_period = 2.0;       ///< s, > 0
 };
 
+/// How contacts between dynamic bodies and colliders (static and kinematic bodies) are
+/// enforced (DESIGN section 7). Both treat a body's contact rows as a low-rank update of its
+/// pre-factored system matrix, so the joint solvers keep their topology.
+enum class ContactModel {
+  None,     ///< no collision detection
+  /// Implicit penalty (the paper's): each contact row is a spring-damper whose stiffness
+  /// k = m_eff / time_constant^2 follows the row's own effective mass m_eff (kg), so one
+  /// setting serves a 10 g link and a 50 kg box; critically damped by default.
+  Penalty,
+  /// The zero-compliance limit: no penetration at the end of the step beyond a compliance
+  /// floor of 1e-6 of each row's own effective compliance (which keeps coplanar contact sets
+  /// solvable), pushing forces only.
+  Exact,
+};
+
+/// Contact parameters ("settings.contact" in scene files).
+struct ContactSettings {
+  ContactModel model = ContactModel::Penalty;
+  /// Penalty: time constant tau (s) of the contact spring, k = m_eff / tau^2; 0 means 2 dt.
+  /// A resting body sinks by about g tau^2 (times its share of the load per contact row).
+  double time_constant = 0;
+  /// Penalty: damping ratio of the contact spring-damper (dimensionless, >= 0).
+  double damping_ratio = 1.0;
+  /// Speculative margin (m): points closer than this at the start of a step become candidate
+  /// contacts; added to the distance each body can travel in one step. >= 0.
+  double margin = 1e-3;
+  /// Coulomb friction on/off (coefficients come from the bodies' materials).
+  bool friction = true;
+};
+
 /// Solver for the dual system S lambda = b (paper sections "Case I" to "Case IV").
 enum class DualSolverKind {
   /// Matched to the joint topology: chain if every component is a chain; else the tree
@@ -90,7 +120,11 @@ struct WorldSettings {
   /// Iterative dual solver: iteration cap per solve, >= 1.
   int dual_max_iterations = 1000;
   Wind wind;  ///< aerodynamic loads on every dynamic body (off by default)
+  ContactSettings contact;  ///< contact with colliders (penalty by default)
 };
+
+/// The scene-file name of a contact model ("none", "penalty", "exact").
+const char* contact_model_name(ContactModel model);
 
 /// Throws InvalidArgument naming the field when a setting is out of range or not finite.
 void validate_settings(const WorldSettings& settings);

@@ -16,6 +16,15 @@ const char* dual_solver_name(DualSolverKind kind) {
   return dual_solver_names()[static_cast<std::size_t>(kind)].c_str();
 }
 
+const char* contact_model_name(ContactModel model) {
+  switch (model) {
+    case ContactModel::None: return "none";
+    case ContactModel::Penalty: return "penalty";
+    case ContactModel::Exact: return "exact";
+  }
+  return "unknown";
+}
+
 void validate_settings(const WorldSettings& s) {
   auto fail = [](const std::string& what) { throw InvalidArgument("settings." + what); };
   if (!std::isfinite(s.dt) || s.dt <= 0) {
@@ -62,6 +71,17 @@ void validate_settings(const WorldSettings& s) {
     m << "wind.gust_period: must be positive and finite (got " << w.gust_period << ")";
     fail(m.str());
   }
+  const ContactSettings& c = s.contact;
+  auto contact_non_negative = [&](double v, const char* name) {
+    if (!std::isfinite(v) || v < 0) {
+      std::ostringstream m;
+      m << "contact." << name << ": must be >= 0 and finite (got " << v << ")";
+      fail(m.str());
+    }
+  };
+  contact_non_negative(c.time_constant, "time_constant");
+  contact_non_negative(c.damping_ratio, "damping_ratio");
+  contact_non_negative(c.margin, "margin");
 }
 
 }  // namespace mabd
