@@ -3,6 +3,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mabd/body.h"
@@ -27,6 +28,8 @@ struct Scene {
   std::map<std::string, Material> materials;
   std::vector<BodyDef> bodies;
   std::vector<SceneJoint> joints;
+  /// Pairs of bodies (by name) that never collide with each other ("collision_exclude").
+  std::vector<std::pair<std::string, std::string>> collision_exclude;
   /// Steps `mabd run` takes when no --steps is given (settings.steps, default 1000).
   int default_steps = 1000;
 };

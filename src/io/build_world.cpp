@@ -50,6 +50,20 @@ World build_world(const Scene& scene) {
       io::throw_scene_error(file, item, what);
     }
   }
+  for (std::size_t i = 0; i < scene.collision_exclude.size(); ++i) {
+    const auto& [name_a, name_b] = scene.collision_exclude[i];
+    const std::string item = "collision_exclude[" + std::to_string(i) + "]";
+    const auto a = world.find_body(name_a);
+    const auto b = world.find_body(name_b);
+    if (!a || !b) {
+      io::throw_scene_error(file, item, "unknown body '" + (a ? name_b : name_a) + "'");
+    }
+    try {
+      world.exclude_collision(*a, *b);
+    } catch (const InvalidArgument& e) {
+      io::throw_scene_error(file, item, e.what());
+    }
+  }
   return world;
 }
 

@@ -29,7 +29,7 @@ constexpr int kMaxBranching = 64;
 const std::string kWorldName = "world";
 
 const std::vector<std::string> kGeneratorTypes = {"chain", "net", "tree"};
-const std::vector<std::string> kPartFields = {"shape", "material", "mass"};
+const std::vector<std::string> kPartFields = {"shape", "material", "mass", "collision"};
 const std::vector<std::string> kChainFields = {
     "type",  "name", "links",  "link",   "start",    "direction", "spacing",
     "joint", "axis", "pinned", "attach", "end_mass", "compliance", "pegs"};
@@ -63,6 +63,7 @@ Part parse_part(const Node& node, const GeneratorParsers& parsers) {
   part.def.shape = parsers.shape(node.require("shape"));
   part.def.material = parsers.material(node.require("material"));
   if (auto n = node.get("mass")) part.def.mass = n->positive();
+  if (auto n = node.get("collision")) part.def.collision = parsers.collision(*n);
   const ShapeDef& shape = part.def.shape;
   switch (shape.type) {
     case ShapeType::Box:
@@ -80,6 +81,7 @@ Part parse_part(const Node& node, const GeneratorParsers& parsers) {
       part.length = shape.length;
       break;
     case ShapeType::Mesh:
+    case ShapeType::Plane:  // not a part shape (the shape parser rejects it)
       part.length = 0;
       break;
   }

@@ -20,6 +20,8 @@ struct GeneratorParsers {
   std::function<ShapeDef(const Node&)> shape;
   /// Parses a material reference: a name from "materials" or an inline material object.
   std::function<Material(const Node&)> material;
+  /// Parses a "collision" value (false, true or a collision object) for a dynamic body.
+  std::function<CollisionDef(const Node&)> collision;
 };
 
 /// Runs every generator of `generators` (the top-level "generators" array) in order. Their

@@ -422,6 +422,23 @@ int Node::integer(int min_value) const {
   return static_cast<int>(v);
 }
 
+std::uint32_t Node::uint32() const {
+  if (!value_->is_number()) {
+    fail("expected an integer in [0, 4294967295], got " + type_name(*value_));
+  }
+  const double v = number();
+  if (v != std::floor(v)) fail("must be an integer (got " + format_number(v) + ")");
+  if (v < 0 || v > 4294967295.0) {
+    fail("must be in [0, 4294967295] (got " + format_number(v) + ")");
+  }
+  return static_cast<std::uint32_t>(v);
+}
+
+bool Node::boolean() const {
+  if (!value_->is_boolean()) fail("expected a boolean, got " + type_name(*value_));
+  return value_->get<bool>();
+}
+
 std::string Node::string() const {
   if (!value_->is_string()) fail("expected a string, got " + type_name(*value_));
   return value_->get<std::string>();

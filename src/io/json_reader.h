@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,6 +80,10 @@ class Node {
   double non_negative() const;
   /// An integral number in [min_value, INT_MAX].
   int integer(int min_value) const;
+  /// An integral number in [0, 2^32 - 1] (a bit mask).
+  std::uint32_t uint32() const;
+  /// true or false.
+  bool boolean() const;
   std::string string() const;
   /// A string equal to one of `choices`; returns its index.
   std::size_t one_of(const std::vector<std::string>& choices) const;

@@ -7,10 +7,12 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "io/generators.h"
 #include "io/json_reader.h"
+#include "io/keyframes.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
 #include "mabd/settings.h"
@@ -22,20 +24,28 @@ namespace {
 
 using io::Node;
 
-const std::vector<std::string> kTopLevelFields = {"description", "settings",  "materials",
-                                                  "bodies",      "joints",    "colliders",
-                                                  "generators"};
+const std::vector<std::string> kTopLevelFields = {
+    "description", "settings",  "materials",  "bodies",
+    "joints",      "colliders", "generators", "collision_exclude"};
 const std::vector<std::string> kReservedFields = {"colliders"};
-const std::vector<std::string> kSettingsFields = {"dt",        "gravity",  "newton_iterations",
-                                                  "tolerance", "rotation", "integrator",
-                                                  "time_integration", "spectral_radius", "solver", "dual_tolerance",
-                                                  "dual_max_iterations", "steps", "wind"};
+const std::vector<std::string> kSettingsFields = {
+    "dt",         "gravity",          "newton_iterations", "tolerance",
+    "rotation",   "integrator",       "time_integration",  "spectral_radius",
+    "solver",     "dual_tolerance",   "dual_max_iterations", "steps",
+    "wind",       "contact"};
 const std::vector<std::string> kWindFields = {"velocity", "density", "drag_coefficient", "gust",
                                               "gust_period"};
-const std::vector<std::string> kMaterialFields = {"density", "youngs_modulus", "poisson_ratio"};
-const std::vector<std::string> kBodyFields = {"name",           "shape",           "material",
-                                              "mass",           "position",        "orientation",
-                                              "linear_velocity", "angular_velocity", "kind"};
+const std::vector<std::string> kContactFields = {"model", "time_constant", "damping_ratio",
+                                                 "margin", "friction"};
+const std::vector<std::string> kMaterialFields = {"density", "youngs_modulus", "poisson_ratio",
+                                                  "friction"};
+const std::vector<std::string> kBodyFields = {
+    "name",            "shape",            "material", "mass",      "position",
+    "orientation",     "linear_velocity",  "angular_velocity",      "kind",
+    "collision",       "keyframes",        "loop"};
+const std::vector<std::string> kCollisionFields = {"enabled", "group", "mask", "primitives"};
+const std::vector<std::string> kPrimitiveFields = {"shape", "position", "orientation"};
+const std::vector<std::string> kKeyframeFields = {"time", "position", "orientation"};
 const std::vector<std::string> kJointTypes = {"ball", "hinge", "universal", "prismatic",
                                               "fixed"};
 const std::vector<std::string> kJointCommonFields = {"name", "type", "bodies", "anchor",
@@ -50,7 +60,8 @@ const std::string kWorldName = "world";
 /// Largest |cos| between the two axes of a universal joint.
 constexpr double kMaxAxesCos = 0.999;
 constexpr double kPi = 3.14159265358979323846;
-const std::vector<std::string> kShapeTypes = {"box", "sphere", "capsule", "cylinder", "mesh"};
+const std::vector<std::string> kShapeTypes = {"box",      "sphere", "capsule",
+                                              "cylinder", "mesh",   "plane"};
 const std::vector<std::string> kBodyKinds = {"dynamic", "static", "kinematic"};
 
 /// Fields each shape type takes (besides "type").
@@ -61,9 +72,26 @@ std::vector<std::string> shape_fields(ShapeType type) {
     case ShapeType::Capsule:
     case ShapeType::Cylinder: return {"radius", "length"};
     case ShapeType::Mesh: return {"file"};
+    case ShapeType::Plane: return {};
   }
   return {};
 }
+
+const char* kind_name(BodyKind kind) {
+  switch (kind) {
+    case BodyKind::Dynamic: return "dynamic";
+    case BodyKind::Static: return "static";
+    case BodyKind::Kinematic: return "kinematic";
+  }
+  return "unknown";
+}
+
+/// Who a shape belongs to: a collider (static or kinematic body) may use a plane or an open
+/// mesh; otherwise `dynamic_note` says why the shape is a dynamic one (shown in messages).
+struct ShapeUse {
+  bool collider = false;
+  std::string dynamic_note = "this body is dynamic";
+};
 
 std::string list(const std::vector<std::string>& items) {
   std::string out;
@@ -131,6 +159,20 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
     if (auto v = n->get("gust")) s.wind.gust = v->non_negative();
     if (auto v = n->get("gust_period")) s.wind.gust_period = v->positive();
   }
+  if (auto n = node.get("contact")) {
+    n->check_fields(kContactFields);
+    if (auto v = n->get("model")) {
+      std::vector<std::string> models;
+      for (ContactModel m : {ContactModel::None, ContactModel::Penalty, ContactModel::Exact}) {
+        models.emplace_back(contact_model_name(m));
+      }
+      s.contact.model = static_cast<ContactModel>(v->one_of(models));
+    }
+    if (auto v = n->get("time_constant")) s.contact.time_constant = v->non_negative();
+    if (auto v = n->get("damping_ratio")) s.contact.damping_ratio = v->non_negative();
+    if (auto v = n->get("margin")) s.contact.margin = v->non_negative();
+    if (auto v = n->get("friction")) s.contact.friction = v->boolean();
+  }
   try {
     validate_settings(s);
   } catch (const InvalidArgument& e) {
@@ -151,6 +193,7 @@ Material parse_material(const Node& node) {
     }
     m.poisson_ratio = nu;
   }
+  if (auto n = node.get("friction")) m.friction = n->non_negative();
   return m;
 }
 
@@ -160,13 +203,16 @@ std::filesystem::path resolve_mesh_path(const std::string& file, const std::stri
   return (std::filesystem::path(base_dir.empty() ? "." : base_dir) / p).lexically_normal();
 }
 
-ShapeDef parse_shape(const Node& node, const std::string& base_dir) {
+ShapeDef parse_shape(const Node& node, const std::string& base_dir, const ShapeUse& use) {
   node.expect_object();
   ShapeDef shape;
   if (!node.has("type")) node.check_fields({"type", "size", "radius", "length", "file"});
   const Node type_node = node.require("type");
   shape.type = static_cast<ShapeType>(type_node.one_of(kShapeTypes));
   const std::string type_name = kShapeTypes[static_cast<std::size_t>(shape.type)];
+  if (shape.type == ShapeType::Plane && !use.collider) {
+    type_node.fail("a plane is only for static and kinematic bodies (" + use.dynamic_note + ")");
+  }
 
   // Unknown keys; a key that belongs to another shape type gets a pointed message.
   std::vector<std::string> allowed = shape_fields(shape.type);
@@ -178,8 +224,11 @@ ShapeDef parse_shape(const Node& node, const std::string& base_dir) {
                             ShapeType::Cylinder, ShapeType::Mesh}) {
       const auto fields = shape_fields(other);
       if (std::find(fields.begin(), fields.end(), key) != fields.end()) {
+        const auto own = shape_fields(shape.type);
         node.fail("field '" + key + "' does not apply to a " + type_name + " shape (a " +
-                  type_name + " takes: " + list(shape_fields(shape.type)) + ")");
+                  type_name +
+                  (own.empty() ? std::string(" takes no other field than 'type')")
+                               : " takes: " + list(own) + ")"));
       }
     }
     node.check_fields(allowed);  // reports the unknown key with a suggestion
@@ -217,14 +266,126 @@ ShapeDef parse_shape(const Node& node, const std::string& base_dir) {
       shape.mesh_file = resolved.string();
       break;
     }
+    case ShapeType::Plane:
+      break;
   }
 
   try {
-    validate_shape(shape);
+    validate_shape(shape, use.collider);
   } catch (const InvalidArgument& e) {
-    node.fail(e.what());
+    std::string what = e.what();
+    if (shape.type == ShapeType::Mesh && !use.collider) {
+      // A mesh that would do for a collider: say that open meshes are for colliders only.
+      try {
+        validate_shape(shape, /*collider_only=*/true);
+        what += " (open meshes are only for static and kinematic bodies; " + use.dynamic_note +
+                ")";
+      } catch (const InvalidArgument&) {
+      }
+    }
+    node.fail(what);
   }
   return shape;
+}
+
+/// A quaternion [w, x, y, z], any non-zero length; returned normalised.
+Quat parse_orientation(const Node& node) {
+  const auto q = node.vec4();
+  Quat quat(q[0], q[1], q[2], q[3]);
+  const double norm = quat.norm();
+  if (!(norm > 0) || !std::isfinite(norm)) node.fail("must be a non-zero quaternion [w, x, y, z]");
+  return Quat(q[0] / norm, q[1] / norm, q[2] / norm, q[3] / norm);
+}
+
+/// A body's "collision": false / true, or {"enabled", "group", "mask", "primitives"}.
+CollisionDef parse_collision(const Node& node, const std::string& base_dir, const ShapeUse& use) {
+  CollisionDef collision;
+  if (node.json().is_boolean()) {
+    collision.enabled = node.boolean();
+    return collision;
+  }
+  if (!node.json().is_object()) {
+    node.fail("expected false, true or a collision object, got " + io::type_name(node.json()));
+  }
+  node.check_fields(kCollisionFields);
+  if (auto n = node.get("enabled")) collision.enabled = n->boolean();
+  if (auto n = node.get("group")) collision.group = n->uint32();
+  if (auto n = node.get("mask")) collision.mask = n->uint32();
+  if (auto n = node.get("primitives")) {
+    n->expect_array();
+    if (n->size() == 0) {
+      n->fail("must not be empty (leave 'primitives' out to collide with the body's own shape)");
+    }
+    collision.primitives.reserve(n->size());
+    for (std::size_t i = 0; i < n->size(); ++i) {
+      const Node item = n->element(i);
+      item.check_fields(kPrimitiveFields);
+      CollisionPrimitive primitive;
+      primitive.shape = parse_shape(item.require("shape"), base_dir, use);
+      if (auto v = item.get("position")) primitive.pose.position = v->vec3();
+      if (auto v = item.get("orientation")) primitive.pose.orientation = parse_orientation(*v);
+      collision.primitives.push_back(std::move(primitive));
+    }
+  }
+  return collision;
+}
+
+/// Largest position difference (m) and rotation angle (rad) below which the last keyframe
+/// of a loop counts as repeating the first.
+constexpr double kLoopPositionTolerance = 1e-9;
+constexpr double kLoopAngleTolerance = 1e-9;
+
+/// A kinematic body's "keyframes" (and "loop"): sets def.motion and the initial pose.
+void parse_keyframes(const Node& body, const Node& node, BodyDef& def) {
+  if (def.kind != BodyKind::Kinematic) {
+    node.fail(std::string("only kinematic bodies follow keyframes (this body is ") +
+              kind_name(def.kind) + "; set \"kind\": \"kinematic\")");
+  }
+  // The keyframes give the pose and the velocity at every time, t = 0 included.
+  for (const char* key : {"position", "orientation", "linear_velocity", "angular_velocity"}) {
+    if (auto n = body.get(key)) {
+      n->fail("does not apply to a body with keyframes (they give its pose and velocity at "
+              "every time; put the initial pose in a keyframe at time 0)");
+    }
+  }
+  node.expect_array();
+  if (node.size() == 0) node.fail("must hold at least one keyframe");
+  std::vector<io::Keyframe> keys;
+  keys.reserve(node.size());
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const Node item = node.element(i);
+    item.check_fields(kKeyframeFields);
+    io::Keyframe key;
+    const Node time = item.require("time");
+    key.time = time.number();
+    if (!keys.empty() && !(key.time > keys.back().time)) {
+      time.fail("must be greater than the time of keyframes[" + std::to_string(i - 1) + "] (" +
+                io::format_number(keys.back().time) + "): times must increase strictly (got " +
+                io::format_number(key.time) + ")");
+    }
+    key.pose.position = item.require("position").vec3();
+    if (auto n = item.get("orientation")) key.pose.orientation = parse_orientation(*n);
+    keys.push_back(key);
+  }
+  bool loop = false;
+  if (auto n = body.get("loop")) {
+    loop = n->boolean();
+    if (loop && keys.size() < 2) n->fail("a loop needs at least 2 keyframes");
+    if (loop) {
+      const Pose& a = keys.front().pose;
+      const Pose& b = keys.back().pose;
+      const double angle = a.orientation.angularDistance(b.orientation);
+      if ((a.position - b.position).norm() > kLoopPositionTolerance * (1 + a.position.norm()) ||
+          !(angle <= kLoopAngleTolerance)) {
+        n->fail("the last keyframe must repeat the position and orientation of the first (a "
+                "loop must not jump)");
+      }
+    }
+  }
+  def.motion = io::keyframe_motion(std::move(keys), loop);
+  const Pose start = def.motion(0.0);
+  def.position = start.position;
+  def.orientation = start.orientation;
 }
 
 /// A body's "material": the name of an entry of `materials`, or an inline material object.
@@ -263,27 +424,35 @@ BodyDef parse_body(const Node& item, const std::map<std::string, Material>& mate
   const Node body = item.relabel(item.where() + " '" + def.name + "'");
   body.check_fields(kBodyFields);
 
-  def.shape = parse_shape(body.require("shape"), base_dir);
-
-  def.material = parse_material_ref(body.require("material"), materials);
-
-  if (auto n = body.get("mass")) def.mass = n->positive();
-  if (auto n = body.get("position")) def.position = n->vec3();
-  if (auto n = body.get("orientation")) {
-    const auto q = n->vec4();
-    Quat quat(q[0], q[1], q[2], q[3]);
-    const double norm = quat.norm();
-    if (!(norm > 0) || !std::isfinite(norm)) n->fail("must be a non-zero quaternion [w, x, y, z]");
-    def.orientation = Quat(q[0] / norm, q[1] / norm, q[2] / norm, q[3] / norm);
-  }
-  if (auto n = body.get("linear_velocity")) def.linear_velocity = n->vec3();
-  if (auto n = body.get("angular_velocity")) def.angular_velocity = n->vec3();
+  // The kind first: it decides which shapes the body may have.
   if (auto n = body.get("kind")) {
     switch (n->one_of(kBodyKinds)) {
       case 0: def.kind = BodyKind::Dynamic; break;
       case 1: def.kind = BodyKind::Static; break;
       default: def.kind = BodyKind::Kinematic; break;
     }
+  }
+  ShapeUse use;
+  use.collider = def.kind != BodyKind::Dynamic;
+  use.dynamic_note = "this body is dynamic; set \"kind\": \"static\" or \"kinematic\"";
+
+  def.shape = parse_shape(body.require("shape"), base_dir, use);
+
+  def.material = parse_material_ref(body.require("material"), materials);
+
+  if (auto n = body.get("mass")) def.mass = n->positive();
+  if (auto n = body.get("position")) def.position = n->vec3();
+  if (auto n = body.get("orientation")) def.orientation = parse_orientation(*n);
+  if (auto n = body.get("linear_velocity")) def.linear_velocity = n->vec3();
+  if (auto n = body.get("angular_velocity")) def.angular_velocity = n->vec3();
+  if (auto n = body.get("collision")) {
+    use.dynamic_note = "this body is dynamic";
+    def.collision = parse_collision(*n, base_dir, use);
+  }
+  if (auto n = body.get("keyframes")) {
+    parse_keyframes(body, *n, def);
+  } else if (auto loop = body.get("loop")) {
+    loop->fail("only applies to a body with keyframes");
   }
   return def;
 }
@@ -474,6 +643,54 @@ SceneJoint parse_joint(const Node& item, const std::vector<std::string>& body_na
   return joint;
 }
 
+/// Top-level "collision_exclude": pairs of body names (explicit or generated).
+std::vector<std::pair<std::string, std::string>> parse_collision_exclude(
+    const Node& node, const std::vector<BodyDef>& bodies) {
+  node.expect_array();
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (node.size() == 0) return pairs;
+  std::unordered_set<std::string> names;
+  names.reserve(bodies.size());
+  for (const BodyDef& body : bodies) names.insert(body.name);
+  const auto body_name = [&](const Node& item) {
+    const std::string name = item.string();
+    if (names.count(name)) return name;
+    constexpr std::size_t kMaxListed = 10;
+    std::string listed;
+    for (std::size_t i = 0; i < bodies.size() && i < kMaxListed; ++i) {
+      listed += (i ? ", " : "") + bodies[i].name;
+    }
+    if (bodies.size() > kMaxListed) listed += ", ...";
+    std::string what = "unknown body '" + name + "' (known: " +
+                       (listed.empty() ? std::string("none") : listed) + ")";
+    if (bodies.size() <= 10000) {
+      std::vector<std::string> all;
+      all.reserve(bodies.size());
+      for (const BodyDef& body : bodies) all.push_back(body.name);
+      if (auto suggestion = io::closest_match(name, all)) {
+        what += "; did you mean '" + *suggestion + "'?";
+      }
+    }
+    item.fail(what);
+  };
+  pairs.reserve(node.size());
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const Node pair = node.element(i);
+    if (!pair.json().is_array()) {
+      pair.fail("expected an array of 2 body names, got " + io::type_name(pair.json()));
+    }
+    if (pair.size() != 2) {
+      pair.fail("expected an array of 2 body names, got " + std::to_string(pair.size()) +
+                " element" + (pair.size() == 1 ? "" : "s"));
+    }
+    std::string a = body_name(pair.element(0));
+    std::string b = body_name(pair.element(1));
+    if (a == b) pair.fail("names body '" + a + "' twice (a pair needs two different bodies)");
+    pairs.emplace_back(std::move(a), std::move(b));
+  }
+  return pairs;
+}
+
 }  // namespace
 
 Scene parse_scene(const std::string& json_text, const std::string& name,
@@ -524,7 +741,12 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
   std::vector<SceneJoint> generated_joints;
   if (auto n = top.get("generators")) {
     io::GeneratorParsers parsers;
-    parsers.shape = [&](const Node& node) { return parse_shape(node, base_dir); };
+    ShapeUse part_use;
+    part_use.dynamic_note = "generated parts are dynamic";
+    parsers.shape = [&](const Node& node) { return parse_shape(node, base_dir, part_use); };
+    parsers.collision = [&](const Node& node) {
+      return parse_collision(node, base_dir, part_use);
+    };
     parsers.material = [&](const Node& node) {
       return parse_material_ref(node, scene.materials);
     };
@@ -554,6 +776,10 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
   } else {
     scene.joints.insert(scene.joints.end(), std::make_move_iterator(generated_joints.begin()),
                         std::make_move_iterator(generated_joints.end()));
+  }
+
+  if (auto n = top.get("collision_exclude")) {
+    scene.collision_exclude = parse_collision_exclude(*n, scene.bodies);
   }
   return scene;
 }
