@@ -113,6 +113,31 @@ const BadCase kBadCases[] = {
      "joints[0] 'neck': field 'axis' does not apply to a universal joint (a universal joint "
      "takes: name, type, bodies, anchor, compliance, axes)",
      true},
+    // Contact and collision.
+    {"plane_on_dynamic.json",
+     "bodies[0] 'floor': shape.type: a plane is only for static and kinematic bodies (this body "
+     "is dynamic; set \"kind\": \"static\" or \"kinematic\")",
+     true},
+    {"negative_friction.json", "materials 'ice': friction: must be non-negative (got -0.1)", true},
+    {"unknown_contact_model.json",
+     "settings.contact.model: unknown value 'penality' (expected one of: none, penalty, exact); "
+     "did you mean 'penalty'?",
+     true},
+    {"keyframes_order.json",
+     "bodies[0] 'paddle': keyframes[2].time: must be greater than the time of keyframes[1] (1): "
+     "times must increase strictly (got 0.5)",
+     true},
+    {"keyframes_on_dynamic.json",
+     "bodies[0] 'paddle': keyframes: only kinematic bodies follow keyframes (this body is "
+     "dynamic; set \"kind\": \"kinematic\")",
+     true},
+    {"primitive_without_shape.json",
+     "bodies[0] 'bell': collision.primitives[1]: missing required field 'shape'", true},
+    {"group_not_integer.json", "bodies[0] 'bell': collision.group: must be an integer (got 1.5)",
+     true},
+    {"exclude_unknown_body.json",
+     "collision_exclude[0][1]: unknown body 'tabel' (known: hand, table); did you mean 'table'?",
+     true},
 };
 
 class BadSceneFile : public ::testing::TestWithParam<BadCase> {};
@@ -190,7 +215,7 @@ TEST(SceneErrors, UnknownFieldWithoutCloseMatchListsKnownFields) {
   EXPECT_EQ(message,
             "inline.json: settings: unknown field 'xyz' (known fields: dt, gravity, "
             "newton_iterations, tolerance, rotation, integrator, time_integration, spectral_radius, solver, dual_tolerance, "
-            "dual_max_iterations, steps, wind)");
+            "dual_max_iterations, steps, wind, contact)");
 }
 
 TEST(SceneSettings, WindIsReadAndChecked) {
@@ -533,7 +558,7 @@ TEST(SceneErrors, ShapeFields) {
   };
   EXPECT_EQ(parse_error(body(R"({"type": "cube", "size": [1, 1, 1]})")),
             "inline.json: bodies[0] 's': shape.type: unknown value 'cube' (expected one of: box, "
-            "sphere, capsule, cylinder, mesh)");
+            "sphere, capsule, cylinder, mesh, plane)");
   EXPECT_EQ(parse_error(body(R"({"size": [1, 1, 1]})")),
             "inline.json: bodies[0] 's': shape: missing required field 'type'");
   EXPECT_EQ(parse_error(body(R"({"tpye": "box", "size": [1, 1, 1]})")),
