@@ -2,12 +2,14 @@
 //   node 0        root "mabd_world": rotation of -90 degrees about x (z-up scene -> y-up glTF)
 //   node 1 + i    body i, child of the root, mesh of its shape, pose at the first frame
 //   animation 0   per body a translation and a rotation channel (LINEAR), shared time input
-//   materials     "dynamic", "static", "kinematic"
+//   materials     "dynamic", "static", "kinematic", then (only when used)
+//                 "static_double_sided", "kinematic_double_sided" for planes and open meshes
 // One binary buffer holds the meshes (float positions and normals, uint32 indices), the
 // frame times and the sampled translations and rotations (x, y, z, w), body after body.
 #include "io/gltf_export.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +20,7 @@
 #include <numbers>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include <tiny_gltf.h>
 
@@ -161,8 +164,24 @@ MeshData triangle_mesh(const TriangleMesh& source) {
   return mesh;
 }
 
-MeshData build_mesh(const ShapeDef& shape) {
+/// A plane drawn as the square [cx - h, cx + h] x [cy - h, cy + h] at z = 0, facing +z.
+MeshData plane_mesh(const std::array<double, 3>& square) {
+  MeshData mesh;
+  const double cx = square[0], cy = square[1], h = square[2];
+  const Vec3 n(0, 0, 1);
+  const std::uint32_t a = mesh.add_vertex({cx - h, cy - h, 0}, n);
+  const std::uint32_t b = mesh.add_vertex({cx + h, cy - h, 0}, n);
+  const std::uint32_t c = mesh.add_vertex({cx + h, cy + h, 0}, n);
+  const std::uint32_t d = mesh.add_vertex({cx - h, cy + h, 0}, n);
+  mesh.add_triangle(a, b, c);
+  mesh.add_triangle(a, c, d);
+  return mesh;
+}
+
+MeshData build_mesh(const ShapeDef& shape, const std::array<double, 3>& square) {
   switch (shape.type) {
+    case ShapeType::Plane:
+      return plane_mesh(square);
     case ShapeType::Box:
       return box_mesh(shape.size);
     case ShapeType::Sphere:
@@ -184,6 +203,72 @@ MeshData build_mesh(const ShapeDef& shape) {
   return {};
 }
 
+/// True unless every edge of the mesh is shared by exactly two triangles that use it in
+/// opposite directions (a closed, consistently oriented surface).
+bool is_open_mesh(const TriangleMesh& mesh) {
+  std::map<std::pair<int, int>, std::pair<int, int>> edges;  // (lo, hi) -> (forward, backward)
+  for (const auto& t : mesh.triangles) {
+    for (int k = 0; k < 3; ++k) {
+      const int a = t[k], b = t[(k + 1) % 3];
+      auto& use = edges[{std::min(a, b), std::max(a, b)}];
+      (a < b ? use.first : use.second) += 1;
+    }
+  }
+  for (const auto& [edge, use] : edges) {
+    if (use.first != 1 || use.second != 1) return true;
+  }
+  return edges.empty();
+}
+
+/// Planes and open meshes are seen from both sides.
+bool double_sided(const ShapeDef& shape) {
+  return shape.type == ShapeType::Plane ||
+         (shape.type == ShapeType::Mesh && is_open_mesh(shape.mesh));
+}
+
+/// Radius (m) of a sphere about the shape frame's origin holding the shape (0 for a plane).
+double shape_radius(const ShapeDef& shape) {
+  switch (shape.type) {
+    case ShapeType::Box: return 0.5 * shape.size.norm();
+    case ShapeType::Sphere: return shape.radius;
+    case ShapeType::Capsule: return shape.radius + 0.5 * shape.length;
+    case ShapeType::Cylinder: return std::hypot(shape.radius, 0.5 * shape.length);
+    case ShapeType::Mesh: {
+      double r = 0;
+      for (const Vec3& v : shape.mesh.vertices) r = std::max(r, v.norm());
+      return r;
+    }
+    case ShapeType::Plane: return 0;
+  }
+  return 0;
+}
+
+/// The square a plane at `plane` is drawn as: centred under the bounding spheres of the
+/// other bodies (`poses`, `shapes`) seen in the plane's frame, half side their extent there
+/// (the square is twice as wide as the scene), at least kMinPlaneHalfSize.
+std::array<double, 3> square_for_plane(const Pose& plane,
+                                       const std::vector<const ShapeDef*>& shapes,
+                                       const std::vector<Pose>& poses) {
+  const Mat3 to_plane = plane.orientation.normalized().toRotationMatrix().transpose();
+  double lo[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  double hi[2] = {-lo[0], -lo[1]};
+  bool any = false;
+  for (std::size_t j = 0; j < shapes.size(); ++j) {
+    if (shapes[j]->type == ShapeType::Plane) continue;
+    const Vec3 c = to_plane * (poses[j].position - plane.position);
+    const double r = shape_radius(*shapes[j]);
+    if (!c.allFinite() || !std::isfinite(r)) continue;
+    for (int k = 0; k < 2; ++k) {
+      lo[k] = std::min(lo[k], c[k] - r);
+      hi[k] = std::max(hi[k], c[k] + r);
+    }
+    any = true;
+  }
+  if (!any) return {0, 0, kMinPlaneHalfSize};
+  const double extent = std::max(hi[0] - lo[0], hi[1] - lo[1]);
+  return {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), std::max(kMinPlaneHalfSize, extent)};
+}
+
 
 int kind_index(BodyKind kind) {
   switch (kind) {
@@ -195,10 +280,14 @@ int kind_index(BodyKind kind) {
 }
 
 /// Identifies meshes that can be shared: primitive shapes by type and sizes, meshes by file
-/// (and size, for meshes not read from a file).
-std::string shape_key(const ShapeDef& shape, BodyKind kind) {
+/// (and size, for meshes not read from a file), planes by their drawn square.
+std::string shape_key(const ShapeDef& shape, BodyKind kind, const std::array<double, 3>& square) {
   char text[160];
   switch (shape.type) {
+    case ShapeType::Plane:
+      std::snprintf(text, sizeof text, "plane %.17g %.17g %.17g", square[0], square[1],
+                    square[2]);
+      break;
     case ShapeType::Box:
       std::snprintf(text, sizeof text, "box %.17g %.17g %.17g", shape.size[0], shape.size[1],
                     shape.size[2]);
@@ -281,23 +370,79 @@ TrajectoryRecorder::TrajectoryRecorder(const World& world, const std::vector<Bod
     throw InvalidArgument("glTF export: " + std::to_string(bodies.size()) +
                           " body definitions for " + std::to_string(count) + " bodies");
   }
+  std::vector<std::string> names;
+  std::vector<BodyKind> kinds;
+  std::vector<Pose> poses;
+  names.reserve(count);
+  kinds.reserve(count);
+  poses.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const BodyId id{static_cast<std::uint32_t>(i)};
+    const BodyInfo& info = world.body_info(id);
+    names.push_back(info.name);
+    kinds.push_back(info.kind);
+    poses.push_back(world.pose(id));
+  }
+  init(names, kinds, bodies, poses);
+}
+
+TrajectoryRecorder::TrajectoryRecorder(const std::vector<BodyDef>& bodies) {
+  std::vector<std::string> names;
+  std::vector<BodyKind> kinds;
+  std::vector<Pose> poses;
+  names.reserve(bodies.size());
+  kinds.reserve(bodies.size());
+  poses.reserve(bodies.size());
+  for (const BodyDef& def : bodies) {
+    names.push_back(def.name);
+    kinds.push_back(def.kind);
+    if (def.kind == BodyKind::Kinematic && def.motion) {
+      poses.push_back(def.motion(0.0));
+    } else {
+      poses.push_back(Pose{def.position, def.orientation.normalized()});
+    }
+  }
+  init(names, kinds, bodies, poses);
+}
+
+void TrajectoryRecorder::init(const std::vector<std::string>& names,
+                              const std::vector<BodyKind>& kinds,
+                              const std::vector<BodyDef>& bodies, const std::vector<Pose>& poses) {
+  const std::size_t count = names.size();
   names_.reserve(count);
   kinds_.reserve(count);
   body_mesh_.reserve(count);
+  std::vector<const ShapeDef*> shapes(count);
+  bool planes = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    shapes[i] = &bodies[i].shape;
+    planes = planes || shapes[i]->type == ShapeType::Plane;
+  }
   std::map<std::string, std::uint32_t> meshes;
   for (std::size_t i = 0; i < count; ++i) {
-    const BodyInfo& info = world.body_info(BodyId{static_cast<std::uint32_t>(i)});
-    names_.push_back(info.name.empty() ? "body" + std::to_string(i) : info.name);
-    kinds_.push_back(info.kind);
-    const ShapeDef& shape = bodies[i].shape;
-    const auto [it, inserted] =
-        meshes.emplace(shape_key(shape, info.kind), static_cast<std::uint32_t>(mesh_shapes_.size()));
+    names_.push_back(names[i].empty() ? "body" + std::to_string(i) : names[i]);
+    kinds_.push_back(kinds[i]);
+    const ShapeDef& shape = *shapes[i];
+    std::array<double, 3> square{0, 0, 0};
+    if (planes && shape.type == ShapeType::Plane) {
+      square = square_for_plane(poses[i], shapes, poses);
+    }
+    const auto [it, inserted] = meshes.emplace(shape_key(shape, kinds[i], square),
+                                               static_cast<std::uint32_t>(mesh_shapes_.size()));
     if (inserted) {
       mesh_shapes_.push_back(shape);
-      mesh_kinds_.push_back(info.kind);
+      mesh_kinds_.push_back(kinds[i]);
+      mesh_squares_.push_back(square);
     }
     body_mesh_.push_back(it->second);
   }
+}
+
+std::array<double, 3> TrajectoryRecorder::plane_square(std::size_t index) const {
+  if (index >= body_mesh_.size() || mesh_shapes_[body_mesh_[index]].type != ShapeType::Plane) {
+    throw InvalidArgument("glTF export: body " + std::to_string(index) + " is not a plane");
+  }
+  return mesh_squares_[body_mesh_[index]];
 }
 
 void TrajectoryRecorder::reserve(std::size_t frames) {
@@ -311,29 +456,42 @@ void TrajectoryRecorder::reserve(std::size_t frames) {
   }
 }
 
+void TrajectoryRecorder::push_pose(std::size_t index, const Pose& pose) {
+  const std::size_t n = kinds_.size();
+  float* out = poses_.data() + (times_.size() - 1) * n * kFloatsPerPose + index * kFloatsPerPose;
+  Quat q = pose.orientation.normalized();
+  if (times_.size() > 1) {
+    // Keep consecutive samples in the same hemisphere so that interpolation takes the
+    // short way round.
+    const float* prev = out - n * kFloatsPerPose;
+    const double dot = prev[3] * q.x() + prev[4] * q.y() + prev[5] * q.z() + prev[6] * q.w();
+    if (dot < 0) q.coeffs() = -q.coeffs();
+  }
+  for (int k = 0; k < 3; ++k) out[k] = static_cast<float>(pose.position[k]);
+  out[3] = static_cast<float>(q.x());
+  out[4] = static_cast<float>(q.y());
+  out[5] = static_cast<float>(q.z());
+  out[6] = static_cast<float>(q.w());
+}
+
 void TrajectoryRecorder::record(const World& world) {
   const std::size_t n = kinds_.size();
-  const std::size_t base = poses_.size();
-  const bool has_previous = !times_.empty();
   times_.push_back(static_cast<float>(world.time()));
-  poses_.resize(base + n * kFloatsPerPose);
+  poses_.resize(poses_.size() + n * kFloatsPerPose);
   for (std::size_t i = 0; i < n; ++i) {
-    const Pose pose = world.pose(BodyId{static_cast<std::uint32_t>(i)});
-    float* out = poses_.data() + base + i * kFloatsPerPose;
-    Quat q = pose.orientation.normalized();
-    if (has_previous) {
-      // Keep consecutive samples in the same hemisphere so that interpolation takes the
-      // short way round.
-      const float* prev = out - n * kFloatsPerPose;
-      const double dot = prev[3] * q.x() + prev[4] * q.y() + prev[5] * q.z() + prev[6] * q.w();
-      if (dot < 0) q.coeffs() = -q.coeffs();
-    }
-    for (int k = 0; k < 3; ++k) out[k] = static_cast<float>(pose.position[k]);
-    out[3] = static_cast<float>(q.x());
-    out[4] = static_cast<float>(q.y());
-    out[5] = static_cast<float>(q.z());
-    out[6] = static_cast<float>(q.w());
+    push_pose(i, world.pose(BodyId{static_cast<std::uint32_t>(i)}));
   }
+}
+
+void TrajectoryRecorder::record(double time, const std::vector<Pose>& poses) {
+  const std::size_t n = kinds_.size();
+  if (poses.size() != n) {
+    throw InvalidArgument("glTF export: " + std::to_string(poses.size()) + " poses for " +
+                          std::to_string(n) + " bodies");
+  }
+  times_.push_back(static_cast<float>(time));
+  poses_.resize(poses_.size() + n * kFloatsPerPose);
+  for (std::size_t i = 0; i < n; ++i) push_pose(i, poses[i]);
 }
 
 namespace {
@@ -342,6 +500,7 @@ tinygltf::Model build_model(const std::vector<std::string>& names,
                             const std::vector<std::uint32_t>& body_mesh,
                             const std::vector<ShapeDef>& mesh_shapes,
                             const std::vector<BodyKind>& mesh_kinds,
+                            const std::vector<std::array<double, 3>>& mesh_squares,
                             const std::vector<float>& times, const std::vector<float>& poses) {
   tinygltf::Model model;
   model.asset.version = "2.0";
@@ -364,10 +523,24 @@ tinygltf::Model build_model(const std::vector<std::string>& names,
     material.pbrMetallicRoughness.roughnessFactor = 0.6;
     model.materials.push_back(material);
   }
+  // Double-sided variants of the materials, added when a plane or an open mesh uses them.
+  int double_sided_material[3] = {-1, -1, -1};
+  const auto material_of = [&](std::size_t m) {
+    const int kind = kind_index(mesh_kinds[m]);
+    if (!double_sided(mesh_shapes[m])) return kind;
+    if (double_sided_material[kind] < 0) {
+      tinygltf::Material material = model.materials[static_cast<std::size_t>(kind)];
+      material.name += "_double_sided";
+      material.doubleSided = true;
+      model.materials.push_back(material);
+      double_sided_material[kind] = static_cast<int>(model.materials.size() - 1);
+    }
+    return double_sided_material[kind];
+  };
 
   // Meshes.
   for (std::size_t m = 0; m < mesh_shapes.size(); ++m) {
-    const MeshData data = build_mesh(mesh_shapes[m]);
+    const MeshData data = build_mesh(mesh_shapes[m], mesh_squares[m]);
     const std::size_t vertices = data.vertex_count();
     tinygltf::Mesh mesh;
     mesh.name = std::string(shape_type_name(mesh_shapes[m].type)) + std::to_string(m);
@@ -403,7 +576,7 @@ tinygltf::Model build_model(const std::vector<std::string>& names,
       primitive.indices =
           add_accessor(model, index_view, 0, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
                        TINYGLTF_TYPE_SCALAR, data.indices.size());
-      primitive.material = kind_index(mesh_kinds[m]);
+      primitive.material = material_of(m);
       primitive.mode = TINYGLTF_MODE_TRIANGLES;
       mesh.primitives.push_back(primitive);
     }
@@ -422,6 +595,13 @@ tinygltf::Model build_model(const std::vector<std::string>& names,
     tinygltf::Node node;
     node.name = names[i];
     if (!model.meshes[body_mesh[i]].primitives.empty()) node.mesh = static_cast<int>(body_mesh[i]);
+    if (mesh_shapes[body_mesh[i]].type == ShapeType::Plane) {
+      // Lets viewers tell the (arbitrarily sized) square of a plane from the bodies, e.g. to
+      // leave it out when framing the scene.
+      tinygltf::Value::Object extras;
+      extras["mabd_shape"] = tinygltf::Value(std::string("plane"));
+      node.extras = tinygltf::Value(std::move(extras));
+    }
     if (frames > 0) {
       const float* p = poses.data() + i * kFloatsPerPose;
       node.translation = {p[0], p[1], p[2]};
@@ -498,7 +678,7 @@ tinygltf::Model build_model(const std::vector<std::string>& names,
 
 std::string TrajectoryRecorder::to_glb() const {
   const tinygltf::Model model =
-      build_model(names_, body_mesh_, mesh_shapes_, mesh_kinds_, times_, poses_);
+      build_model(names_, body_mesh_, mesh_shapes_, mesh_kinds_, mesh_squares_, times_, poses_);
   std::ostringstream out(std::ios::binary);
   tinygltf::TinyGLTF writer;
   if (!writer.WriteGltfSceneToStream(&model, out, false, true)) {
@@ -511,7 +691,8 @@ void TrajectoryRecorder::write_glb(const std::string& path) const {
   bool ok = false;
   {
     const tinygltf::Model model =
-        build_model(names_, body_mesh_, mesh_shapes_, mesh_kinds_, times_, poses_);
+        build_model(names_, body_mesh_, mesh_shapes_, mesh_kinds_, mesh_squares_, times_,
+                    poses_);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (out) {
       tinygltf::TinyGLTF writer;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,10 +28,16 @@ struct GltfEstimate {
 /// Estimate for `bodies` bodies sampled `frames` times.
 GltfEstimate estimate_gltf(std::size_t bodies, std::size_t frames);
 
+/// Half the side (m) of the square a plane is drawn as: at least 10 m, and twice the extent
+/// of the other bodies' initial bounding spheres seen in the plane.
+inline constexpr double kMinPlaneHalfSize = 10.0;
+
 /// Records body poses of a World over time and writes them as one binary glTF file.
 ///
 /// The recorder keeps, per frame, the time and every exported body's pose as floats
-/// (28 bytes per body and frame). Meshes are built when the file is written.
+/// (28 bytes per body and frame). Meshes are built when the file is written. A plane is drawn
+/// as a finite square centred under the other bodies (see kMinPlaneHalfSize); planes and
+/// open meshes use double-sided materials.
 class TrajectoryRecorder {
  public:
   /// `bodies` are the definitions the world was built from, in body-id order (their shapes
@@ -39,16 +46,26 @@ class TrajectoryRecorder {
   TrajectoryRecorder(const World& world, const std::vector<BodyDef>& bodies,
                      std::size_t max_bodies = 0);
 
+  /// Without a World: names, kinds and initial poses from the definitions (a kinematic
+  /// body's motion at t = 0); frames are recorded with record(time, poses).
+  explicit TrajectoryRecorder(const std::vector<BodyDef>& bodies);
+
   /// Reserves memory for `frames` frames (optional; avoids regrowing during a long run).
   void reserve(std::size_t frames);
 
   /// Appends one frame: world.time() and the pose of every exported body.
   void record(const World& world);
+  /// Appends one frame: `time` (s) and the pose of every exported body (poses.size() must be
+  /// body_count(); throws InvalidArgument otherwise).
+  void record(double time, const std::vector<Pose>& poses);
 
   std::size_t body_count() const { return kinds_.size(); }
   std::size_t frame_count() const { return times_.size(); }
   /// Number of distinct meshes (shape and body kind).
   std::size_t mesh_count() const { return mesh_shapes_.size(); }
+  /// The square a plane body is drawn as, in its own frame: centre (x, y) and half side (m).
+  /// Throws InvalidArgument if body `index` is not an exported plane.
+  std::array<double, 3> plane_square(std::size_t index) const;
 
   /// Writes the .glb to `path`. Throws std::runtime_error naming the file on failure.
   void write_glb(const std::string& path) const;
@@ -61,9 +78,17 @@ class TrajectoryRecorder {
   std::vector<std::uint32_t> body_mesh_;  ///< mesh index per body
   std::vector<ShapeDef> mesh_shapes_;     ///< one shape per mesh
   std::vector<BodyKind> mesh_kinds_;      ///< material of each mesh
+  /// Planes: the drawn square (centre x, y and half side, m) per mesh (zeros otherwise).
+  std::vector<std::array<double, 3>> mesh_squares_;
   std::vector<float> times_;              ///< s, per frame
   /// Per frame, per body: x, y, z, qx, qy, qz, qw.
   std::vector<float> poses_;
+
+  /// Names, kinds and meshes of the exported bodies, `poses` their initial poses.
+  void init(const std::vector<std::string>& names, const std::vector<BodyKind>& kinds,
+            const std::vector<BodyDef>& bodies, const std::vector<Pose>& poses);
+  /// Appends the pose of body `index` for the frame being recorded.
+  void push_pose(std::size_t index, const Pose& pose);
 };
 
 }  // namespace mabd::io
