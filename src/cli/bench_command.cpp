@@ -45,8 +45,12 @@ int bench_command(const BenchOptions& options) {
   for (std::int64_t i = 0; i < options.warmup; ++i) world.step();
 
   using Clock = std::chrono::steady_clock;
-  std::vector<double> step_ms;
-  step_ms.reserve(static_cast<std::size_t>(steps));
+  std::vector<double> step_ms, detect_ms, body_ms, dual_ms;
+  for (auto* v : {&step_ms, &detect_ms, &body_ms, &dual_ms}) {
+    v->reserve(static_cast<std::size_t>(steps));
+  }
+  double contacts_sum = 0.0, max_penetration = 0.0;
+  int contacts_max = 0;
   double residual_max = 0.0;
   double joint_residual_max = 0.0;
   double newton_sum = 0.0;
@@ -62,6 +66,12 @@ int bench_command(const BenchOptions& options) {
     newton_sum += stats.newton_iterations;
     dual_iterations_sum += stats.dual_iterations;
     dual_residual_max = std::max(dual_residual_max, stats.dual_residual);
+    detect_ms.push_back(stats.detect_ms);
+    body_ms.push_back(stats.body_ms);
+    dual_ms.push_back(stats.dual_ms);
+    contacts_sum += stats.contacts;
+    contacts_max = std::max(contacts_max, stats.contacts);
+    max_penetration = std::max(max_penetration, stats.max_penetration);
   }
 
   const StructureCounts structure = structure_counts(world);
@@ -76,6 +86,14 @@ int bench_command(const BenchOptions& options) {
   result["ms_per_step_median"] = median(step_ms);
   result["ms_per_step_min"] =
       step_ms.empty() ? 0.0 : *std::min_element(step_ms.begin(), step_ms.end());
+  // Medians of the step phases (each over the steps, so they need not add up to the step's).
+  result["detect_ms_median"] = median(detect_ms);
+  result["body_ms_median"] = median(body_ms);
+  result["dual_ms_median"] = median(dual_ms);
+  result["contact_model"] = contact_model_name(world.settings().contact.model);
+  result["contacts_mean"] = steps > 0 ? contacts_sum / static_cast<double>(steps) : 0.0;
+  result["contacts_max"] = contacts_max;
+  result["max_penetration"] = max_penetration;
   result["residual_max"] = residual_max;
   result["joint_residual_max"] = joint_residual_max;
   result["newton_iterations_mean"] = steps > 0 ? newton_sum / static_cast<double>(steps) : 0.0;

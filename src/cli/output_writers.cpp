@@ -232,11 +232,16 @@ void StatsJsonlWriter::write(const World& world) {
     line["dual_iterations"] = stats.dual_iterations;
     line["dual_residual"] = stats.dual_residual;
   }
+  line["contacts"] = stats.contacts;
+  line["max_penetration"] = stats.max_penetration;
   line["kinetic_energy"] = world.kinetic_energy();
   line["potential_energy"] = world.potential_energy();
   line["linear_momentum"] = vector(world.linear_momentum());
   line["angular_momentum"] = vector(world.angular_momentum());
   line["wall_ms"] = stats.wall_ms;
+  line["detect_ms"] = stats.detect_ms;
+  line["body_ms"] = stats.body_ms;
+  line["dual_ms"] = stats.dual_ms;
   buffer_ = line.dump();
   buffer_ += '\n';
   file_.write(buffer_);

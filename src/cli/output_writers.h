@@ -102,8 +102,10 @@ class JointForceCsvWriter {
 };
 
 /// JSON Lines: one object per call with step, time, newton_iterations, residual,
-/// joint_residual, kinetic_energy, potential_energy, linear_momentum[3], angular_momentum[3],
-/// wall_ms.
+/// joint_residual, solver (and dual_iterations, dual_residual with the iterative solver),
+/// contacts, max_penetration, kinetic_energy, potential_energy, linear_momentum[3],
+/// angular_momentum[3], wall_ms and the phase times detect_ms, body_ms, dual_ms
+/// (docs/output-formats.md).
 class StatsJsonlWriter {
  public:
   explicit StatsJsonlWriter(const std::string& path);

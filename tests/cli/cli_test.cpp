@@ -177,6 +177,41 @@ TEST_F(CliTest, RunWritesStatsJsonlForEveryStep) {
   }
 }
 
+TEST_F(CliTest, RunStatsCarryContactsAndPhaseTimes) {
+  const fs::path stats = tmp("stats.jsonl");
+  const Result r = run("run " + quote(scene("contact_box.json")) + " --quiet --stats " +
+                       quote(stats.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(read_text(stats));
+  ASSERT_EQ(lines.size(), 40u);  // settings.steps
+  for (const std::string& line : lines) {
+    const auto j = nlohmann::json::parse(line);
+    ASSERT_TRUE(j.contains("contacts")) << line;
+    EXPECT_TRUE(j["contacts"].is_number_integer()) << line;
+    EXPECT_GE(j["contacts"].get<int>(), 0);
+    for (const char* key : {"max_penetration", "detect_ms", "body_ms", "dual_ms"}) {
+      ASSERT_TRUE(j.contains(key)) << key << " missing in " << line;
+      EXPECT_TRUE(j[key].is_number()) << line;
+      EXPECT_GE(j[key].get<double>(), 0.0) << key;
+    }
+    // The phases are parts of the step.
+    EXPECT_LE(j["detect_ms"].get<double>() + j["body_ms"].get<double>() +
+                  j["dual_ms"].get<double>(),
+              j["wall_ms"].get<double>() + 1e-3)
+        << line;
+  }
+  // The keys of a line without contacts too, in the documented order.
+  const auto first = nlohmann::ordered_json::parse(lines.front());
+  std::vector<std::string> keys;
+  for (const auto& item : first.items()) keys.push_back(item.key());
+  const std::vector<std::string> expected = {
+      "step",           "time",            "newton_iterations", "residual",
+      "joint_residual", "solver",          "contacts",          "max_penetration",
+      "kinetic_energy", "potential_energy", "linear_momentum",  "angular_momentum",
+      "wall_ms",        "detect_ms",       "body_ms",           "dual_ms"};
+  EXPECT_EQ(keys, expected);
+}
+
 TEST_F(CliTest, RunPrintsSummaryAndNoProgressWhenNotATerminal) {
   const Result r = run("run " + quote(scene("spin_box.json")) + " --steps 7");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -512,6 +547,25 @@ TEST_F(CliTest, BenchPrintsOneJsonLine) {
   EXPECT_LE(j["ms_per_step_min"].get<double>(), j["ms_per_step_median"].get<double>());
   EXPECT_GE(j["newton_iterations_mean"].get<double>(), 1.0);
   EXPECT_GT(j["peak_rss_mb"].get<double>(), 0.0);
+}
+
+TEST_F(CliTest, BenchReportsPhaseTimesAndContacts) {
+  const Result r = run("bench " + quote(scene("contact_box.json")) + " --steps 10");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  const auto j = nlohmann::json::parse(lines[0]);
+  for (const char* key : {"detect_ms_median", "body_ms_median", "dual_ms_median",
+                          "contacts_mean", "max_penetration"}) {
+    ASSERT_TRUE(j.contains(key)) << key << " not in " << lines[0];
+    EXPECT_GE(j[key].get<double>(), 0.0) << key;
+  }
+  ASSERT_TRUE(j.contains("contacts_max"));
+  EXPECT_TRUE(j["contacts_max"].is_number_integer());
+  EXPECT_GE(j["contacts_max"].get<double>(), j["contacts_mean"].get<double>());
+  EXPECT_EQ(j["contact_model"], "penalty");
+  EXPECT_LE(j["detect_ms_median"].get<double>(), j["ms_per_step_median"].get<double>() + 1e-9);
+  EXPECT_EQ(j["bodies"].get<int>(), 4);
 }
 
 TEST_F(CliTest, BenchCountsJointsAndRows) {
