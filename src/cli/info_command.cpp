@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "mabd/error.h"
 
 namespace mabd::cli {
 
@@ -43,6 +44,17 @@ const char* kind_name(BodyKind kind) {
 }
 
 
+/// A mesh that is not closed (allowed for static and kinematic bodies only).
+bool is_open(const ShapeDef& shape) {
+  if (shape.type != ShapeType::Mesh) return false;
+  try {
+    validate_shape(shape, /*collider_only=*/false);
+    return false;
+  } catch (const InvalidArgument&) {
+    return true;
+  }
+}
+
 std::string shape_description(const ShapeDef& shape) {
   switch (shape.type) {
     case ShapeType::Box:
@@ -72,11 +84,59 @@ std::string shape_description(const ShapeDef& shape) {
       }
       text += " (";
       text += std::to_string(shape.mesh.triangles.size());
-      text += " tris)";
+      text += " tris";
+      if (is_open(shape)) text += ", open";
+      text += ")";
       return text;
     }
+    case ShapeType::Plane:
+      return "plane";
   }
   return "unknown";
+}
+
+std::string hex(std::uint32_t bits) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%X", static_cast<unsigned>(bits));
+  return text;
+}
+
+/// How a body collides: "own shape", "N primitive(s): box, sphere" or "off", then the group
+/// and mask where they are not the defaults.
+std::string collision_description(const CollisionDef& collision) {
+  if (!collision.enabled) return "off";
+  std::string text;
+  if (collision.primitives.empty()) {
+    text = "own shape";
+  } else {
+    text = std::to_string(collision.primitives.size()) +
+           (collision.primitives.size() == 1 ? " primitive: " : " primitives: ");
+    constexpr std::size_t kMaxListed = 4;
+    for (std::size_t i = 0; i < collision.primitives.size() && i < kMaxListed; ++i) {
+      if (i > 0) text += ", ";
+      text += shape_type_name(collision.primitives[i].shape.type);
+    }
+    if (collision.primitives.size() > kMaxListed) text += ", ...";
+  }
+  const CollisionDef defaults;
+  if (collision.group != defaults.group) text += ", group " + hex(collision.group);
+  if (collision.mask != defaults.mask) text += ", mask " + hex(collision.mask);
+  return text;
+}
+
+std::string contact_description(const WorldSettings& settings) {
+  const ContactSettings& c = settings.contact;
+  std::string text = contact_model_name(c.model);
+  if (c.model == ContactModel::None) return text + " (no collision detection)";
+  if (c.model == ContactModel::Penalty) {
+    text += ", time constant ";
+    text += c.time_constant > 0 ? num(c.time_constant) + " s"
+                                : "2 dt = " + num(2 * settings.dt) + " s";
+    text += ", damping ratio " + num(c.damping_ratio);
+  }
+  text += ", margin " + num(c.margin) + " m, friction ";
+  text += c.friction ? "on" : "off";
+  return text;
 }
 
 const char* joint_type_name(JointType type) {
@@ -130,6 +190,7 @@ int info_command(const InfoOptions& options) {
   }
 
   std::array<std::size_t, 3> kind_counts{};
+  std::size_t colliders = 0, colliding_dynamic = 0, collision_off = 0;
   std::map<std::string, std::size_t> shape_counts;
   std::vector<std::string> shape_order;
   double total_mass = 0;
@@ -142,6 +203,13 @@ int info_command(const InfoOptions& options) {
     if (shape_counts[shape]++ == 0) shape_order.push_back(shape);
     total_mass += body.mass;
     if (body.kind == BodyKind::Dynamic) dynamic_mass += body.mass;
+    if (!def.collision.enabled) {
+      ++collision_off;
+    } else if (body.kind == BodyKind::Dynamic) {
+      ++colliding_dynamic;
+    } else {
+      ++colliders;
+    }
   }
 
   print_field("scene", scene.path.empty() ? options.scene : scene.path);
@@ -167,6 +235,28 @@ int info_command(const InfoOptions& options) {
                        num(w.drag_coefficient);
     if (w.gust > 0) wind += ", gusts +-" + num(100 * w.gust) + "% every " + num(w.gust_period) + " s";
     print_field("wind", wind);
+  }
+  print_field("contact", contact_description(settings));
+  {
+    // Contacts are between dynamic bodies and colliders (static and kinematic bodies).
+    std::string collision = std::to_string(colliders) +
+                            (colliders == 1 ? " collider" : " colliders") +
+                            " (static/kinematic), " + std::to_string(colliding_dynamic) +
+                            " colliding dynamic";
+    if (collision_off > 0) {
+      collision += ", " + std::to_string(collision_off) + " with collision off";
+    }
+    print_field("collision", collision);
+  }
+  if (!scene.collision_exclude.empty()) {
+    constexpr std::size_t kMaxListed = 10;
+    std::string pairs = std::to_string(scene.collision_exclude.size()) + ":";
+    for (std::size_t i = 0; i < scene.collision_exclude.size() && i < kMaxListed; ++i) {
+      pairs += (i ? ", " : " ") + scene.collision_exclude[i].first + " - " +
+               scene.collision_exclude[i].second;
+    }
+    if (scene.collision_exclude.size() > kMaxListed) pairs += ", ...";
+    print_field("excluded pairs", pairs);
   }
   print_field("default steps", std::to_string(scene.default_steps) + " (" +
                                    num(scene.default_steps * settings.dt) + " s simulated)");
@@ -241,13 +331,16 @@ int info_command(const InfoOptions& options) {
   if (n > 0 && n <= kMaxTableBodies) {
     std::printf("\n");
     std::vector<std::vector<std::string>> rows;
-    rows.push_back({"#", "name", "kind", "shape", "mass (kg)", "principal inertia (kg m^2)"});
+    rows.push_back({"#", "name", "kind", "shape", "collision", "mass (kg)",
+                    "principal inertia (kg m^2)"});
     for (std::size_t i = 0; i < scene.bodies.size() && i < n; ++i) {
       const BodyDef& def = scene.bodies[i];
       const BodyInfo& body = world.body_info(ids[i]);
-      rows.push_back({std::to_string(i), body.name.empty() ? "-" : body.name,
-                      kind_name(body.kind), shape_description(def.shape), num(body.mass),
-                      vec(body.principal_inertia)});
+      std::string kind = kind_name(body.kind);
+      if (body.kind == BodyKind::Kinematic && def.motion) kind += " (scripted)";
+      rows.push_back({std::to_string(i), body.name.empty() ? "-" : body.name, kind,
+                      shape_description(def.shape), collision_description(def.collision),
+                      num(body.mass), vec(body.principal_inertia)});
     }
     print_table(rows);
   } else if (n > kMaxTableBodies) {
