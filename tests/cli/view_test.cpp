@@ -116,7 +116,8 @@ TEST_F(ViewCommand, view_WritesASelfContainedPageNextToTheGlb) {
   EXPECT_NEAR(stats["time"][0].get<double>(), 0.001, 1e-12);  // pendulum: dt = 1e-3
   for (const char* key : {"kinetic_energy", "potential_energy", "linear_momentum",
                           "angular_momentum", "residual", "joint_residual",
-                          "newton_iterations", "wall_ms"}) {
+                          "newton_iterations", "wall_ms", "contacts", "max_penetration",
+                          "detect_ms", "body_ms", "dual_ms"}) {
     ASSERT_TRUE(stats.contains(key)) << key;
     EXPECT_EQ(stats[key].size(), 100u) << key;
   }

@@ -26,6 +26,9 @@ import uPlot from 'uplot';
 const SPEEDS = [0.25, 0.5, 1, 2, 4];
 const CHART_HEIGHT = 140;
 const BACKGROUND = 0xeef1f5;
+// Tick steps of integer charts (iterations, contact points).
+const INTEGER_INCREMENTS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5,
+  2e5, 5e5, 1e6, 2e6, 5e6, 1e7];
 
 function readJson(id) {
   const el = document.getElementById(id);
@@ -139,6 +142,13 @@ function column(stats, key) {
   return Array.isArray(values) ? values : null;
 }
 
+// The column if some value in it is a positive number (older stats files lack the contact
+// and phase columns; runs without contacts have only zeros there), else null.
+function positiveColumn(stats, key) {
+  const values = column(stats, key);
+  return values && values.some((v) => typeof v === 'number' && v > 0) ? values : null;
+}
+
 // A log-scale range that survives columns without a positive value.
 function logRange(u, min, max) {
   if (!(min > 0) || !(max > 0)) return [1e-16, 1];
@@ -163,7 +173,7 @@ function chartDefinitions(stats) {
       id: 'chart-momentum', title: 'Momentum',
       series: [
         { label: '|p| (kg m/s)', stroke: '#2ca02c', data: norms(column(stats, 'linear_momentum')) },
-        { label: '|L| (kg m²/s)', stroke: '#9467bd', data: norms(column(stats, 'angular_momentum')), scale: 'L' },
+        { label: '|L| (kg m²/s)', stroke: '#9467bd', data: norms(column(stats, 'angular_momentum')), scale: 'R' },
       ],
     },
     {
@@ -179,9 +189,31 @@ function chartDefinitions(stats) {
     },
     {
       id: 'chart-wall', title: 'Wall time (ms per step)',
-      series: [{ label: 'ms/step', stroke: '#7f7f7f', data: column(stats, 'wall_ms') }],
+      series: [
+        { label: 'ms/step', stroke: '#7f7f7f', data: column(stats, 'wall_ms') },
+        // The step's phases, when the stats have them.
+        { label: 'detect', stroke: '#e377c2', data: positiveColumn(stats, 'detect_ms') },
+        { label: 'body', stroke: '#bcbd22', data: positiveColumn(stats, 'body_ms') },
+        { label: 'dual', stroke: '#17becf', data: positiveColumn(stats, 'dual_ms') },
+      ],
     },
   ];
+  // Contacts, only for runs that had some: active contact points (left axis) and the largest
+  // penetration (right axis, mm).
+  const contacts = positiveColumn(stats, 'contacts');
+  if (contacts) {
+    const penetration = column(stats, 'max_penetration');
+    defs.push({
+      id: 'chart-contacts', title: 'Contacts', integer: true,
+      series: [
+        { label: 'contact points', stroke: '#2ca02c', data: contacts },
+        {
+          label: 'max penetration (mm)', stroke: '#d62728', scale: 'R',
+          data: penetration ? penetration.map((v) => (typeof v === 'number' ? 1e3 * v : null)) : null,
+        },
+      ],
+    });
+  }
   return { t, defs };
 }
 
@@ -195,19 +227,20 @@ function buildCharts(stats, container, seek) {
     if (series.length === 0) continue;
     const box = el('div', { id: def.id, class: 'chart' }, [el('div', { class: 'chart-title', text: def.title })]);
     container.appendChild(box);
-    const usesL = series.some((s) => s.scale === 'L');
+    // Series with scale 'R' use a second axis on the right.
+    const usesR = series.some((s) => s.scale === 'R');
     const axes = [
       { size: 26 },
       def.log
         ? { size: 56, values: logTicks }
         : {
           size: 56, space: 20, values: (u, vals) => vals.map(formatTick),
-          ...(def.integer ? { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] } : {}),
+          ...(def.integer ? { incrs: INTEGER_INCREMENTS } : {}),
         },
     ];
-    if (usesL) {
+    if (usesR) {
       axes.push({
-        scale: 'L', side: 1, size: 50, space: 20, grid: { show: false },
+        scale: 'R', side: 1, size: 50, space: 20, grid: { show: false },
         values: (u, vals) => vals.map(formatTick),
       });
     }
@@ -220,7 +253,7 @@ function buildCharts(stats, container, seek) {
         // From t = 0 (the stats start after the first step), where the animation starts.
         x: { time: false, range: (u, min, max) => [Math.min(0, min), max] },
         y: def.log ? { distr: 3, range: logRange } : {},
-        ...(usesL ? { L: {} } : {}),
+        ...(usesR ? { R: {} } : {}),
       },
       axes,
       series: [
@@ -285,6 +318,24 @@ function updateTimeLines(charts, time) {
 
 // ---- 3D view --------------------------------------------------------------------------------
 
+// True for the square a plane (ground, wall) is drawn as: its size is arbitrary, so it is left
+// out when framing the scene. The exporter marks plane nodes with extras {"mabd_shape": "plane"},
+// which GLTFLoader puts in userData.
+function isPlane(object, root) {
+  for (let o = object; o && o !== root; o = o.parent) {
+    if (o.userData && o.userData.mabd_shape === 'plane') return true;
+  }
+  return false;
+}
+
+// Bounding box of the bodies other than planes (of every object when all are planes).
+function modelBounds(model) {
+  model.updateMatrixWorld(true);
+  const box = new Box3();
+  model.traverse((o) => { if (o.isMesh && !isPlane(o, model)) box.expandByObject(o); });
+  return box.isEmpty() ? new Box3().setFromObject(model) : box;
+}
+
 // Bounding box of the model over the whole animation (sampled), so that the camera and the
 // grid frame every pose the bodies take, not only the first.
 function animationBounds(model, mixer, action, duration) {
@@ -294,7 +345,7 @@ function animationBounds(model, mixer, action, duration) {
     action.time = samples ? (duration * i) / samples : 0;
     mixer.update(0);
     model.updateMatrixWorld(true);
-    box.union(new Box3().setFromObject(model));
+    box.union(modelBounds(model));
   }
   action.time = 0;
   mixer.update(0);
@@ -398,7 +449,7 @@ async function main() {
   }
   let bodies = 0;
   model.traverse((o) => { if (o.isMesh) ++bodies; });
-  const box = action ? animationBounds(model, mixer, action, duration) : new Box3().setFromObject(model);
+  const box = action ? animationBounds(model, mixer, action, duration) : modelBounds(model);
   camera.aspect = Math.max(1, ui.view.clientWidth) / Math.max(1, ui.view.clientHeight);
   frameScene(scene, camera, controls, box);
 
