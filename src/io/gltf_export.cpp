@@ -244,19 +244,19 @@ double shape_radius(const ShapeDef& shape) {
 }
 
 /// The square a plane at `plane` is drawn as: centred under the bounding spheres of the
-/// other bodies (`poses`, `shapes`) seen in the plane's frame, half side their extent there
-/// (the square is twice as wide as the scene), at least kMinPlaneHalfSize.
-std::array<double, 3> square_for_plane(const Pose& plane,
-                                       const std::vector<const ShapeDef*>& shapes,
+/// other bodies (centres `poses`, radii `radii`, negative for planes) seen in the plane's
+/// frame, half side their extent there (the square is twice as wide as the scene), at least
+/// kMinPlaneHalfSize.
+std::array<double, 3> square_for_plane(const Pose& plane, const std::vector<double>& radii,
                                        const std::vector<Pose>& poses) {
   const Mat3 to_plane = plane.orientation.normalized().toRotationMatrix().transpose();
   double lo[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
   double hi[2] = {-lo[0], -lo[1]};
   bool any = false;
-  for (std::size_t j = 0; j < shapes.size(); ++j) {
-    if (shapes[j]->type == ShapeType::Plane) continue;
+  for (std::size_t j = 0; j < radii.size(); ++j) {
+    const double r = radii[j];
+    if (r < 0) continue;  // a plane
     const Vec3 c = to_plane * (poses[j].position - plane.position);
-    const double r = shape_radius(*shapes[j]);
     if (!c.allFinite() || !std::isfinite(r)) continue;
     for (int k = 0; k < 2; ++k) {
       lo[k] = std::min(lo[k], c[k] - r);
@@ -412,20 +412,27 @@ void TrajectoryRecorder::init(const std::vector<std::string>& names,
   names_.reserve(count);
   kinds_.reserve(count);
   body_mesh_.reserve(count);
-  std::vector<const ShapeDef*> shapes(count);
   bool planes = false;
   for (std::size_t i = 0; i < count; ++i) {
-    shapes[i] = &bodies[i].shape;
-    planes = planes || shapes[i]->type == ShapeType::Plane;
+    planes = planes || bodies[i].shape.type == ShapeType::Plane;
+  }
+  // With planes: the bounding radius of every other body, to size the planes' squares.
+  std::vector<double> radii;
+  if (planes) {
+    radii.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const ShapeDef& shape = bodies[i].shape;
+      radii[i] = shape.type == ShapeType::Plane ? -1.0 : shape_radius(shape);
+    }
   }
   std::map<std::string, std::uint32_t> meshes;
   for (std::size_t i = 0; i < count; ++i) {
     names_.push_back(names[i].empty() ? "body" + std::to_string(i) : names[i]);
     kinds_.push_back(kinds[i]);
-    const ShapeDef& shape = *shapes[i];
+    const ShapeDef& shape = bodies[i].shape;
     std::array<double, 3> square{0, 0, 0};
     if (planes && shape.type == ShapeType::Plane) {
-      square = square_for_plane(poses[i], shapes, poses);
+      square = square_for_plane(poses[i], radii, poses);
     }
     const auto [it, inserted] = meshes.emplace(shape_key(shape, kinds[i], square),
                                                static_cast<std::uint32_t>(mesh_shapes_.size()));
