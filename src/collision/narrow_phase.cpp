@@ -8,8 +8,10 @@ int collide(const Placed& body, const Placed& collider, double margin, NarrowScr
   switch (collider.prim->type) {
     case ShapeType::Plane:
       return collide_plane(body, collider, margin, scratch, out);
+    case ShapeType::Mesh:
+      return 0;  // mesh colliders: next
     default:
-      return 0;
+      return collide_convex(body, collider, margin, scratch, out);
   }
 }
 

@@ -12,6 +12,7 @@ namespace mabd::detail {
 /// Buffers reused from call to call so that the narrow phase does not allocate once warm.
 struct NarrowScratch {
   std::vector<Contact> candidates;
+  std::vector<std::uint32_t> triangles;
 };
 
 /// Dispatches on the two primitive types. Returns the number of points written to `out`
@@ -22,5 +23,9 @@ int collide(const Placed& body, const Placed& collider, double margin, NarrowScr
 /// Any dynamic primitive against a plane collider (plane_pairs.cpp).
 int collide_plane(const Placed& body, const Placed& plane, double margin, NarrowScratch& scratch,
                   Contact* out);
+
+/// Any dynamic primitive against a box, sphere, capsule or cylinder (convex_pairs.cpp).
+int collide_convex(const Placed& body, const Placed& collider, double margin,
+                   NarrowScratch& scratch, Contact* out);
 
 }  // namespace mabd::detail
