@@ -80,6 +80,18 @@ void build_triangles(MeshData& m) {
     }
     m.tree.set(std::uint32_t(t), lower, upper);
   }
+  m.sharp_edges.assign(nt, {true, true, true});
+  const double scale = (m.upper - m.lower).norm();
+  for (std::size_t t = 0; t < nt; ++t) {
+    for (int k = 0; k < 3; ++k) {
+      const int nb = m.neighbors[t][k];
+      if (nb < 0) continue;
+      const Vec3& a = m.vertices[m.triangles[t][k]];
+      double below = 0;  // the neighbour's vertices relative to this triangle's plane
+      for (int v : m.triangles[nb]) below = std::min(below, m.normals[t].dot(m.vertices[v] - a));
+      m.sharp_edges[t][k] = below < -1e-9 * scale;
+    }
+  }
   for (std::size_t v = 0; v < m.vertices.size(); ++v) counts[v + 1] += counts[v];
   m.vertex_triangle_offsets = counts;
   m.vertex_triangles.resize(std::size_t(counts.back()));

@@ -30,6 +30,9 @@ struct MeshData {
   // Static and kinematic meshes: the triangles.
   std::vector<Vec3> normals;                      ///< unit ccw normal per triangle (0: degenerate)
   std::vector<std::array<int, 3>> neighbors;      ///< across edge (v0v1, v1v2, v2v0); -1: none
+  /// Per edge: a boundary or a convex fold (the neighbour turns away below this triangle's
+  /// plane), where an edge of a body can rest; false on flat and concave seams.
+  std::vector<std::array<bool, 3>> sharp_edges;
   std::vector<int> vertex_triangle_offsets;       ///< triangles around vertex v:
   std::vector<int> vertex_triangles;              ///<   [offsets[v], offsets[v + 1])
   AabbTree tree;                                  ///< triangle boxes, leaf id = triangle index

@@ -9,7 +9,7 @@ int collide(const Placed& body, const Placed& collider, double margin, NarrowScr
     case ShapeType::Plane:
       return collide_plane(body, collider, margin, scratch, out);
     case ShapeType::Mesh:
-      return 0;  // mesh colliders: next
+      return collide_mesh(body, collider, margin, scratch, out);
     default:
       return collide_convex(body, collider, margin, scratch, out);
   }

@@ -28,4 +28,8 @@ int collide_plane(const Placed& body, const Placed& plane, double margin, Narrow
 int collide_convex(const Placed& body, const Placed& collider, double margin,
                    NarrowScratch& scratch, Contact* out);
 
+/// Any dynamic primitive against a triangle mesh collider (mesh_pairs.cpp).
+int collide_mesh(const Placed& body, const Placed& mesh, double margin, NarrowScratch& scratch,
+                 Contact* out);
+
 }  // namespace mabd::detail
