@@ -42,6 +42,15 @@ void AabbTree::set(std::uint32_t id, const Vec3& lower, const Vec3& upper) {
 
 bool AabbTree::empty() const { return impl_->tree.empty(); }
 
+void AabbTree::bounds(Vec3& lower, Vec3& upper) const {
+  const btDbvtNode* root = impl_->tree.m_root;
+  if (root == nullptr) return;
+  const btVector3& lo = root->volume.Mins();
+  const btVector3& hi = root->volume.Maxs();
+  lower = Vec3(lo.x(), lo.y(), lo.z());
+  upper = Vec3(hi.x(), hi.y(), hi.z());
+}
+
 void AabbTree::query(const Vec3& lower, const Vec3& upper,
                      std::vector<std::uint32_t>& hits) const {
   const btDbvtNode* root = impl_->tree.m_root;

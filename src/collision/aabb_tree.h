@@ -21,6 +21,8 @@ class AabbTree {
   /// Inserts leaf `id` with the box [lower, upper], or moves it there if present.
   void set(std::uint32_t id, const Vec3& lower, const Vec3& upper);
   bool empty() const;
+  /// Box enclosing every leaf (unspecified when empty).
+  void bounds(Vec3& lower, Vec3& upper) const;
   /// Appends to `hits` the ids of the leaves whose boxes overlap [lower, upper]. Does not
   /// allocate once `hits` and the internal stack have grown (one query at a time).
   void query(const Vec3& lower, const Vec3& upper, std::vector<std::uint32_t>& hits) const;

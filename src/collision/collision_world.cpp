@@ -114,9 +114,12 @@ struct CollisionWorld::Impl {
   std::unordered_map<std::string, std::uint32_t> geometry_ids;
   std::vector<ColliderPrim> colliders;  ///< in (body, prim) order; ids of the tree leaves
   std::vector<std::uint32_t> planes;    ///< ids in `colliders` of the plane primitives
+  /// Per plane at the current poses: unit normal and offset (n . x = offset on the plane).
+  std::vector<Eigen::Vector4d> plane_equations;
   AabbTree tree;
   std::unordered_set<std::uint64_t> excluded;
   std::size_t colliding = 0;
+  DetectStats stats;
 
   // Dynamic bodies that some collider's group/mask accepts; rebuilt after add_body.
   std::vector<std::uint32_t> active;
@@ -171,6 +174,12 @@ void CollisionWorld::Impl::update_colliders(const std::vector<Pose>& poses) {
       tree.set(id, c.lower, c.upper);
     }
   }
+  plane_equations.resize(planes.size());
+  for (std::size_t k = 0; k < planes.size(); ++k) {
+    const Placed& p = colliders[planes[k]].placed;
+    const Vec3 n = p.rotation.col(2);
+    plane_equations[k] << n, n.dot(p.translation);
+  }
 }
 
 void CollisionWorld::Impl::collide_body(std::uint32_t b, const Pose& pose, double margin,
@@ -202,6 +211,7 @@ void CollisionWorld::Impl::collide_body(std::uint32_t b, const Pose& pose, doubl
       } else if (!sphere_hits_box(center, reach, c.lower, c.upper)) {
         continue;
       }
+      ++stats.primitive_pairs;
       const int n = collide(placed, c.placed, margin, narrow, points);
       const std::size_t pair_first = out.size();
       for (int k = 0; k < n; ++k) {
@@ -300,10 +310,13 @@ void CollisionWorld::exclude_pair(std::uint32_t a, std::uint32_t b) {
 
 std::size_t CollisionWorld::colliding_bodies() const { return impl_->colliding; }
 
+const DetectStats& CollisionWorld::stats() const { return impl_->stats; }
+
 void CollisionWorld::detect(const std::vector<Pose>& poses, double margin,
                             std::vector<ContactPoint>& out) {
   Impl& m = *impl_;
   out.clear();
+  m.stats = DetectStats();
   if (poses.size() != m.bodies.size()) {
     throw InvalidArgument("collision detect: " + std::to_string(poses.size()) +
                           " poses given for " + std::to_string(m.bodies.size()) + " bodies");
@@ -316,6 +329,8 @@ void CollisionWorld::detect(const std::vector<Pose>& poses, double margin,
   m.update_colliders(poses);
 
   const bool has_tree = !m.tree.empty();
+  Vec3 tree_lower = Vec3::Zero(), tree_upper = Vec3::Zero();
+  if (has_tree) m.tree.bounds(tree_lower, tree_upper);
   for (std::uint32_t b : m.active) {
     const BodyRecord& rec = m.bodies[b];
     const Geometry& geo = m.geometries[rec.geometry];
@@ -324,19 +339,22 @@ void CollisionWorld::detect(const std::vector<Pose>& poses, double margin,
         geo.centered ? pose.position : Vec3(pose.position + pose.orientation * geo.center);
     const double reach = geo.radius + margin;
     m.hits.clear();
-    for (std::uint32_t id : m.planes) {
-      const ColliderPrim& c = m.colliders[id];
-      if (c.placed.rotation.col(2).dot(center - c.placed.translation) < reach &&
-          filters_match(rec, m.bodies[c.body])) {
-        m.hits.push_back(id);
+    for (std::size_t k = 0; k < m.planes.size(); ++k) {
+      const Eigen::Vector4d& e = m.plane_equations[k];
+      if (e.head<3>().dot(center) - e[3] < reach &&
+          filters_match(rec, m.bodies[m.colliders[m.planes[k]].body])) {
+        m.hits.push_back(m.planes[k]);
       }
     }
-    if (has_tree) {
+    if (has_tree && sphere_hits_box(center, reach, tree_lower, tree_upper)) {
       const Vec3 half = Vec3::Constant(reach);
       m.tree.query(center - half, center + half, m.hits);
     }
+    m.stats.broad_hits += m.hits.size();
     if (!m.hits.empty()) m.collide_body(b, pose, margin, out);
   }
+  m.stats.bodies_tested = m.active.size();
+  m.stats.points = out.size();
 }
 
 }  // namespace mabd::detail

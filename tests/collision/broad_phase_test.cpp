@@ -51,6 +51,12 @@ TEST(BroadPhase, HundredThousandBodiesOnePlaneFewBoxes) {
   }
   std::printf("detect over %d dynamic bodies, 1 plane, 5 boxes: %.2f ms (best of 5)\n",
               nx * ny, best_ms);
+  // The broad phase kept exactly the touching pairs: the bounding spheres of the floating
+  // spheres reach neither the ground nor a box.
+  EXPECT_EQ(s.world.stats().bodies_tested, std::size_t(nx * ny + 5));
+  EXPECT_EQ(s.world.stats().broad_hits, expected);
+  EXPECT_EQ(s.world.stats().primitive_pairs, expected);
+  EXPECT_EQ(s.world.stats().points, expected);
   for (const auto& c : s.contacts) {
     if (c.body < first_on_box) {
       ASSERT_EQ(c.collider, 0u);
@@ -71,6 +77,7 @@ TEST(BroadPhase, HundredThousandBodiesOnePlaneFewBoxes) {
   s.detect(0.01);
   const auto t1 = std::chrono::steady_clock::now();
   EXPECT_TRUE(s.contacts.empty());
+  EXPECT_EQ(s.world.stats().broad_hits, 0u);
   std::printf("detect with no contact: %.2f ms\n",
               std::chrono::duration<double, std::milli>(t1 - t0).count());
 }

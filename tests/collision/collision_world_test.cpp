@@ -73,6 +73,14 @@ TEST(CollisionWorld, NothingToDoWithoutColliders) {
     s.add(geometry(BodyKind::Dynamic, sphere_shape(0.5)), pose_at(Vec3(0, 0, 0)));
   }
   EXPECT_TRUE(s.detect(1.0).empty());
+  EXPECT_EQ(s.world.stats().bodies_tested, 0u);  // no collider: nothing looked at
+
+  // A collider whose filter accepts none of them: still nothing to look at.
+  CollisionGeometry ground = geometry(BodyKind::Static, plane_shape());
+  ground.mask = 0b10;
+  s.add(ground, Pose());
+  EXPECT_TRUE(s.detect(1.0).empty());
+  EXPECT_EQ(s.world.stats().bodies_tested, 0u);
 }
 
 }  // namespace
