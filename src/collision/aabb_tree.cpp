@@ -51,8 +51,7 @@ void AabbTree::bounds(Vec3& lower, Vec3& upper) const {
   upper = Vec3(hi.x(), hi.y(), hi.z());
 }
 
-void AabbTree::query(const Vec3& lower, const Vec3& upper,
-                     std::vector<std::uint32_t>& hits) const {
+void AabbTree::query(const Vec3& lower, const Vec3& upper, std::vector<std::uint32_t>& hits) const {
   const btDbvtNode* root = impl_->tree.m_root;
   if (root == nullptr) return;
   const btDbvtVolume volume = btDbvtVolume::FromMM(bt(lower), bt(upper));

@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <limits>
-#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -50,8 +50,8 @@ struct ColliderPrim {
   std::uint32_t prim = 0;
   bool is_plane = false;
   bool placed_once = false;
-  Pose pose;          ///< the body pose it was last placed at
-  Placed placed;      ///< world placement
+  Pose pose;                  ///< the body pose it was last placed at
+  Placed placed;              ///< world placement
   Vec3 lower = Vec3::Zero();  ///< world box (non-planes)
   Vec3 upper = Vec3::Zero();
 };
@@ -73,10 +73,19 @@ std::string geometry_key(const CollisionGeometry& g) {
   };
   for (const CollisionPrimitive& p : g.primitives) {
     const ShapeDef& s = p.shape;
-    const double values[] = {double(int(s.type)), s.size.x(), s.size.y(), s.size.z(), s.radius,
-                             s.length, p.pose.position.x(), p.pose.position.y(),
-                             p.pose.position.z(), p.pose.orientation.w(), p.pose.orientation.x(),
-                             p.pose.orientation.y(), p.pose.orientation.z()};
+    const double values[] = {double(int(s.type)),
+                             s.size.x(),
+                             s.size.y(),
+                             s.size.z(),
+                             s.radius,
+                             s.length,
+                             p.pose.position.x(),
+                             p.pose.position.y(),
+                             p.pose.position.z(),
+                             p.pose.orientation.w(),
+                             p.pose.orientation.x(),
+                             p.pose.orientation.y(),
+                             p.pose.orientation.z()};
     put(values, sizeof values);
     if (s.type == ShapeType::Mesh) {
       const std::size_t counts[] = {s.mesh.vertices.size(), s.mesh.triangles.size()};

@@ -198,8 +198,8 @@ void polytope_vs_solid(const Placed& body, const Placed& collider, double margin
   GjkResult g;
   const bool have_gjk = gjk_closest(body, collider, g);
   if (have_gjk && g.distance >= margin) return;  // every point is at least that far
-  const Vec3 n = have_gjk ? g.normal
-                          : Vec3((body.bound_center() - collider.bound_center()).normalized());
+  const Vec3 n =
+      have_gjk ? g.normal : Vec3((body.bound_center() - collider.bound_center()).normalized());
   const std::size_t first = cand.size();
   const std::uint32_t body_offset = body.prim->type == ShapeType::Mesh ? kMeshVertexOffset : 0;
   for_each_support_point(body, n, [&](const Vec3& p, std::uint32_t f) {

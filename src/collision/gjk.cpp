@@ -22,9 +22,9 @@ btVector3 bt(const Vec3& v) { return btVector3(v.x(), v.y(), v.z()); }
 Vec3 eig(const btVector3& v) { return Vec3(v.x(), v.y(), v.z()); }
 
 btTransform bt(const Mat3& r, const Vec3& t) {
-  return btTransform(btMatrix3x3(r(0, 0), r(0, 1), r(0, 2), r(1, 0), r(1, 1), r(1, 2), r(2, 0),
-                                 r(2, 1), r(2, 2)),
-                     bt(t));
+  return btTransform(
+      btMatrix3x3(r(0, 0), r(0, 1), r(0, 2), r(1, 0), r(1, 1), r(1, 2), r(2, 0), r(2, 1), r(2, 2)),
+      bt(t));
 }
 
 /// A zero-margin Bullet shape for a box, cylinder or hull primitive, built on the stack.

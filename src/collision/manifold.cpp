@@ -47,8 +47,9 @@ int reduce_manifold(Contact* c, int n, Contact* out, double tie_band, double mer
       if (c[i].gap == kUsed || c[i].gap > min_gap + tie_band) continue;
       bool duplicate = false;
       for (int k = 0; k < count && !duplicate; ++k) {
-        duplicate = (c[i].p_body - out[k].p_body).squaredNorm() <= merge_distance * merge_distance &&
-                    c[i].normal.dot(out[k].normal) > 1 - 1e-6;
+        duplicate =
+            (c[i].p_body - out[k].p_body).squaredNorm() <= merge_distance * merge_distance &&
+            c[i].normal.dot(out[k].normal) > 1 - 1e-6;
       }
       if (duplicate) {
         c[i].gap = kUsed;

@@ -16,9 +16,9 @@ constexpr double kTieBand = 1e-3;
 /// deepest point's normal (farthest from the first point, then the largest triangle, then
 /// the largest area added outside it). A point within `merge_distance` (m) of a kept point
 /// with the same normal (to 1e-6) is a duplicate and dropped; the same body point against
-/// two surfaces (a corner in a crease) is two contacts. Ties go to the earlier candidate, so a stable candidate order
-/// gives a stable choice. Writes to `out`, returns the count; consumes `candidates` (the
-/// chosen and dropped ones get an infinite gap).
+/// two surfaces (a corner in a crease) is two contacts. Ties go to the earlier candidate, so a
+/// stable candidate order gives a stable choice. Writes to `out`, returns the count; consumes
+/// `candidates` (the chosen and dropped ones get an infinite gap).
 int reduce_manifold(Contact* candidates, int n, Contact* out, double tie_band,
                     double merge_distance = 1e-9);
 

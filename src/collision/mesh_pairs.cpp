@@ -9,8 +9,9 @@
 // point over a flat or concave seam is not reported twice with a tilted normal) and only if
 // the point is in front of the triangle. Box, cylinder and convex mesh bodies add the mesh
 // vertices tested against the body's surface and the GJK closest points of each triangle
-// when they lie on a boundary or convex edge (edge-against-edge contacts). Points at the same place with the same normal, found through
-// two triangles, are merged; at most 4 points remain (manifold.h).
+// when they lie on a boundary or convex edge (edge-against-edge contacts). Points at the
+// same place with the same normal, found through two triangles, are merged; at most 4
+// points remain (manifold.h).
 //
 // Feature ids: 64 * triangle + sub, with sub: round bodies 0 and 1 (capsule ends, the sphere
 // centre is 0), 2 (nearest axis point), 3 and 4 (axis clipped at a mesh boundary edge);
@@ -58,10 +59,17 @@ struct MeshView {
         const int nb = m.neighbors[t][int(region) - int(TriangleRegion::Edge01)];
         return nb < 0 || distance(nb, p) >= d - tol;
       }
-      case TriangleRegion::Vertex0: vertex = m.triangles[t][0]; break;
-      case TriangleRegion::Vertex1: vertex = m.triangles[t][1]; break;
-      case TriangleRegion::Vertex2: vertex = m.triangles[t][2]; break;
-      case TriangleRegion::Face: return true;
+      case TriangleRegion::Vertex0:
+        vertex = m.triangles[t][0];
+        break;
+      case TriangleRegion::Vertex1:
+        vertex = m.triangles[t][1];
+        break;
+      case TriangleRegion::Vertex2:
+        vertex = m.triangles[t][2];
+        break;
+      case TriangleRegion::Face:
+        return true;
     }
     for (int k = m.vertex_triangle_offsets[vertex]; k < m.vertex_triangle_offsets[vertex + 1];
          ++k) {
@@ -72,8 +80,8 @@ struct MeshView {
   }
 
   /// Tests the point p (mesh frame) swollen by `radius` against triangle t.
-  void point_vs_triangle(int t, const Vec3& p, double radius, std::uint32_t feature,
-                         double margin, std::vector<Contact>& cand) const {
+  void point_vs_triangle(int t, const Vec3& p, double radius, std::uint32_t feature, double margin,
+                         std::vector<Contact>& cand) const {
     const Vec3& n = m.normals[t];
     const TrianglePoint tp = closest(t, p);
     const double height = n.dot(p - v(t, 0));
@@ -100,8 +108,8 @@ struct MeshView {
 
 /// Parameter range of segment a + s d (s in [0, 1]) above triangle t (inside the prism of its
 /// edges along its normal); `edge0`, `edge1`: the edge slot bounding each end, -1 if none.
-void clip_to_prism(const MeshView& mv, int t, const Vec3& a, const Vec3& d, double& s0,
-                   double& s1, int& edge0, int& edge1) {
+void clip_to_prism(const MeshView& mv, int t, const Vec3& a, const Vec3& d, double& s0, double& s1,
+                   int& edge0, int& edge1) {
   const Vec3& n = mv.m.normals[t];
   for (int e = 0; e < 3 && s0 <= s1; ++e) {
     const Vec3& p = mv.v(t, e);

@@ -54,9 +54,8 @@ int collide_plane(const Placed& body, const Placed& plane, double margin, Narrow
     case ShapeType::Box:
     case ShapeType::Cylinder:
     case ShapeType::Mesh:  // a dynamic mesh collides as the convex hull of its vertices
-      for_each_support_point(body, n, [&](const Vec3& p, std::uint32_t feature) {
-        add_point(p, 0, feature);
-      });
+      for_each_support_point(
+          body, n, [&](const Vec3& p, std::uint32_t feature) { add_point(p, 0, feature); });
       break;
     case ShapeType::Plane:
       break;  // rejected when the body is added

@@ -90,8 +90,8 @@ void world_aabb(const Placed& p, Vec3& lower, Vec3& upper) {
     case ShapeType::Cylinder: {
       const Vec3 a = p.rotation.col(2);
       for (int i = 0; i < 3; ++i) {
-        half[i] = s.half_length * std::abs(a[i]) +
-                  s.radius * std::sqrt(std::max(0.0, 1.0 - a[i] * a[i]));
+        half[i] =
+            s.half_length * std::abs(a[i]) + s.radius * std::sqrt(std::max(0.0, 1.0 - a[i] * a[i]));
       }
       break;
     }

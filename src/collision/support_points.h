@@ -20,10 +20,14 @@ inline Vec3 rim_direction(const Vec3& n_local, int k) {
   if (tilt > 1e-3 * n_local.norm()) u = Vec3(-n_local.x(), -n_local.y(), 0) / tilt;
   const Vec3 v(-u.y(), u.x(), 0);
   switch (k) {
-    case 0: return u;
-    case 1: return v;
-    case 2: return -u;
-    default: return -v;
+    case 0:
+      return u;
+    case 1:
+      return v;
+    case 2:
+      return -u;
+    default:
+      return -v;
   }
 }
 

@@ -20,8 +20,7 @@ TEST(BroadPhase, HundredThousandBodiesOnePlaneFewBoxes) {
                               Vec3(200.5, 200.5, 0.3), Vec3(300.5, 100.5, 0.3),
                               Vec3(50.5, 150.5, 0.3)};
   for (int k = 0; k < 5; ++k) {
-    s.add(geometry(k == 4 ? BodyKind::Kinematic : BodyKind::Static,
-                   box_shape(Vec3(0.6, 0.6, 0.6))),
+    s.add(geometry(k == 4 ? BodyKind::Kinematic : BodyKind::Static, box_shape(Vec3(0.6, 0.6, 0.6))),
           pose_at(box_centers[k]));
   }
   const double r = 0.1;
@@ -49,8 +48,8 @@ TEST(BroadPhase, HundredThousandBodiesOnePlaneFewBoxes) {
     best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(t1 - t0).count());
     ASSERT_EQ(s.contacts.size(), expected);
   }
-  std::printf("detect over %d dynamic bodies, 1 plane, 5 boxes: %.2f ms (best of 5)\n",
-              nx * ny, best_ms);
+  std::printf("detect over %d dynamic bodies, 1 plane, 5 boxes: %.2f ms (best of 5)\n", nx * ny,
+              best_ms);
   // The broad phase kept exactly the touching pairs: the bounding spheres of the floating
   // spheres reach neither the ground nor a box.
   EXPECT_EQ(s.world.stats().bodies_tested, std::size_t(nx * ny + 5));

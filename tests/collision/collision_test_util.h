@@ -63,8 +63,7 @@ inline TriangleMesh cube_mesh(double h) {
   return m;
 }
 
-inline CollisionGeometry geometry(BodyKind kind, const ShapeDef& shape,
-                                  const Pose& pose = Pose()) {
+inline CollisionGeometry geometry(BodyKind kind, const ShapeDef& shape, const Pose& pose = Pose()) {
   CollisionGeometry g;
   g.kind = kind;
   g.primitives.push_back(CollisionPrimitive{shape, pose});

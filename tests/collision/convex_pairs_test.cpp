@@ -70,8 +70,9 @@ TEST(ConvexPairs, SphereOnSphereCapsuleCylinder) {
   expect_all_consistent(s);
 
   // Capsule collider lying along x: beside its cylindrical part and beyond its end.
-  Scene c = pair_scene(capsule_shape(0.2, 2), pose_at(Vec3::Zero(), axis_angle(kPi / 2, Vec3::UnitY())),
-                       sphere_shape(0.1), pose_at(Vec3(0.5, 0, 0.31)));
+  Scene c =
+      pair_scene(capsule_shape(0.2, 2), pose_at(Vec3::Zero(), axis_angle(kPi / 2, Vec3::UnitY())),
+                 sphere_shape(0.1), pose_at(Vec3(0.5, 0, 0.31)));
   ASSERT_EQ(c.detect(0.02).size(), 1u);
   EXPECT_NEAR(c.contacts[0].gap, 0.01, 1e-12);
   expect_vec_near(c.contacts[0].normal, Vec3::UnitZ());
@@ -141,8 +142,9 @@ TEST(ConvexPairs, CapsuleCapsuleCrossingAndParallel) {
 TEST(ConvexPairs, CapsuleLyingOnBoxKeepsItsLineContact) {
   // Capsule (axis length 3) across a 1 x 1 box top face, overhanging both sides: the line
   // contact is the axis clipped to the face, x = -0.5 and 0.5.
-  Scene s = pair_scene(box_shape(Vec3(1, 1, 1)), Pose(), capsule_shape(0.1, 3),
-                       pose_at(Vec3(0, 0.2, 0.5 + 0.1 - 0.002), axis_angle(kPi / 2, Vec3::UnitY())));
+  Scene s =
+      pair_scene(box_shape(Vec3(1, 1, 1)), Pose(), capsule_shape(0.1, 3),
+                 pose_at(Vec3(0, 0.2, 0.5 + 0.1 - 0.002), axis_angle(kPi / 2, Vec3::UnitY())));
   ASSERT_EQ(s.detect(0.01).size(), 2u);
   std::vector<double> xs;
   for (const auto& c : s.contacts) {
@@ -222,7 +224,8 @@ TEST(ConvexPairs, BoxOnBoxes) {
   expect_all_consistent(s);
 
   // Edge on edge: a box turned 45 degrees about x lying across a box turned about y.
-  s = pair_scene(box_shape(Vec3(1, 1, 1)), pose_at(Vec3::Zero(), axis_angle(kPi / 4, Vec3::UnitY())),
+  s = pair_scene(box_shape(Vec3(1, 1, 1)),
+                 pose_at(Vec3::Zero(), axis_angle(kPi / 4, Vec3::UnitY())),
                  box_shape(Vec3(1, 1, 1)),
                  pose_at(Vec3(0, 0, std::sqrt(2.0) + 0.003), axis_angle(kPi / 4, Vec3::UnitX())));
   ASSERT_GE(s.detect(0.01).size(), 1u);

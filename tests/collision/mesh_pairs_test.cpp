@@ -26,8 +26,8 @@ TriangleMesh square(double s) {
 /// (wall planes like x - z = 1, normal (-1, 0, 1) / sqrt 2).
 TriangleMesh bowl() {
   TriangleMesh m;
-  const double cx[4] = {1, 1, -1, -1}, cy[4] = {-1, 1, 1, -1};  // counter-clockwise
-  for (int k = 0; k < 4; ++k) m.vertices.emplace_back(cx[k], cy[k], 0);          // inner 0-3
+  const double cx[4] = {1, 1, -1, -1}, cy[4] = {-1, 1, 1, -1};           // counter-clockwise
+  for (int k = 0; k < 4; ++k) m.vertices.emplace_back(cx[k], cy[k], 0);  // inner 0-3
   for (int k = 0; k < 4; ++k) m.vertices.emplace_back(2 * cx[k], 2 * cy[k], 1);  // rim 4-7
   m.triangles = {{0, 1, 2}, {0, 2, 3}};
   for (int k = 0; k < 4; ++k) {
@@ -42,8 +42,8 @@ void expect_no_duplicates(const std::vector<ContactPoint>& c) {
   for (std::size_t i = 0; i < c.size(); ++i) {
     for (std::size_t j = i + 1; j < c.size(); ++j) {
       EXPECT_NE(c[i].feature, c[j].feature);
-      const bool same_place = (c[i].p_body - c[j].p_body).norm() < 1e-6 &&
-                              c[i].normal.dot(c[j].normal) > 1 - 1e-6;
+      const bool same_place =
+          (c[i].p_body - c[j].p_body).norm() < 1e-6 && c[i].normal.dot(c[j].normal) > 1 - 1e-6;
       EXPECT_FALSE(same_place) << "points " << i << " and " << j << " coincide";
     }
   }
@@ -143,8 +143,8 @@ TEST(MeshPairs, CapsuleAcrossEdgesGivesNoDuplicates) {
   Scene s;
   s.add(geometry(BodyKind::Static, mesh_shape(square(2))), Pose());
   s.add(geometry(BodyKind::Dynamic, capsule_shape(0.1, 1.5)),
-        pose_at(Vec3(0, 0, 0.1), axis_angle(kPi / 4, Vec3::UnitZ()) *
-                                     axis_angle(kPi / 2, Vec3::UnitY())));
+        pose_at(Vec3(0, 0, 0.1),
+                axis_angle(kPi / 4, Vec3::UnitZ()) * axis_angle(kPi / 2, Vec3::UnitY())));
   ASSERT_EQ(s.detect(0.01).size(), 2u);
   expect_no_duplicates(s.contacts);
   for (const auto& c : s.contacts) {
@@ -156,8 +156,8 @@ TEST(MeshPairs, CapsuleAcrossEdgesGivesNoDuplicates) {
   // the ridge, found through both faces but reported once.
   TriangleMesh roof;
   const double t = std::tan(kPi / 6);
-  roof.vertices = {Vec3(-1, -1, -t), Vec3(0, -1, 0), Vec3(0, 1, 0), Vec3(-1, 1, -t),
-                   Vec3(1, -1, -t), Vec3(1, 1, -t)};
+  roof.vertices = {Vec3(-1, -1, -t), Vec3(0, -1, 0),  Vec3(0, 1, 0),
+                   Vec3(-1, 1, -t),  Vec3(1, -1, -t), Vec3(1, 1, -t)};
   roof.triangles = {{0, 1, 2}, {0, 2, 3}, {1, 4, 5}, {1, 5, 2}};
   Scene r;
   r.add(geometry(BodyKind::Static, mesh_shape(roof)), Pose());
@@ -220,8 +220,8 @@ TEST(MeshPairs, BoxAndHullOnABowlFloorAndEdgeOnRidge) {
   // A box edge (along x) across the roof ridge (along y): edge against edge, from GJK.
   TriangleMesh roof;
   const double t = std::tan(kPi / 6);
-  roof.vertices = {Vec3(-1, -1, -t), Vec3(0, -1, 0), Vec3(0, 1, 0), Vec3(-1, 1, -t),
-                   Vec3(1, -1, -t), Vec3(1, 1, -t)};
+  roof.vertices = {Vec3(-1, -1, -t), Vec3(0, -1, 0),  Vec3(0, 1, 0),
+                   Vec3(-1, 1, -t),  Vec3(1, -1, -t), Vec3(1, 1, -t)};
   roof.triangles = {{0, 1, 2}, {0, 2, 3}, {1, 4, 5}, {1, 5, 2}};
   Scene r;
   r.add(geometry(BodyKind::Static, mesh_shape(roof)), Pose());
