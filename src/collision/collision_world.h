@@ -41,6 +41,14 @@ struct CollisionGeometry {
   std::uint32_t mask = 0xFFFFFFFFu;   ///< groups it collides with
 };
 
+/// What the last detect did (counts).
+struct DetectStats {
+  std::size_t bodies_tested = 0;    ///< dynamic bodies some collider's filter accepts
+  std::size_t broad_hits = 0;       ///< (body, collider primitive) pairs the broad phase kept
+  std::size_t primitive_pairs = 0;  ///< narrow-phase calls (primitive pairs in reach)
+  std::size_t points = 0;           ///< contact points returned
+};
+
 /// Broad phase (dynamic AABB tree) plus narrow phase over dynamic-vs-collider pairs.
 /// Two bodies a, b are tested iff one is dynamic and the other static or kinematic,
 /// (group_a & mask_b) != 0 and (group_b & mask_a) != 0, and the pair is not excluded.
@@ -63,6 +71,8 @@ class CollisionWorld {
   /// frames (one per registered body, world). At most 4 points per pair of primitives.
   /// Appends to `out` (cleared first), sorted by (body, collider, feature).
   void detect(const std::vector<Pose>& poses, double margin, std::vector<ContactPoint>& out);
+  /// Counts of the last detect.
+  const DetectStats& stats() const;
 
  private:
   struct Impl;

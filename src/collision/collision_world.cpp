@@ -1,0 +1,369 @@
+// CollisionWorld: body registry, broad phase (planes tested against every dynamic body's
+// bounding sphere, other collider primitives in a dynamic AABB tree), narrow-phase dispatch
+// and conversion of the world-frame contacts to the bodies' user frames.
+//
+// Cost model: a detect costs one bounding-sphere computation per dynamic body that may
+// collide with some collider (group/mask), a plane test per plane and one box test against
+// the tree root (a tree descent only near colliders); nothing is allocated once the buffers
+// have grown. Identical geometries are stored once (bodies refer to them by index).
+#include "collision/collision_world.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "collision/aabb_tree.h"
+#include "collision/narrow_phase.h"
+#include "collision/primitive.h"
+#include "mabd/error.h"
+
+namespace mabd::detail {
+namespace {
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+/// Primitives of a body (shared by all bodies with the same definition) and their bounding
+/// sphere in the body's user frame.
+struct Geometry {
+  std::vector<Primitive> prims;
+  Vec3 center = Vec3::Zero();
+  double radius = 0;
+  bool centered = true;  ///< center is the frame origin
+};
+
+struct BodyRecord {
+  std::uint32_t geometry = kNone;  ///< kNone: the body does not collide
+  BodyKind kind = BodyKind::Dynamic;
+  std::uint32_t group = 1;
+  std::uint32_t mask = 0xFFFFFFFFu;
+};
+
+/// One primitive of a static or kinematic body, placed at the current poses.
+struct ColliderPrim {
+  std::uint32_t body = 0;
+  std::uint32_t prim = 0;
+  bool is_plane = false;
+  bool placed_once = false;
+  Pose pose;                  ///< the body pose it was last placed at
+  Placed placed;              ///< world placement
+  Vec3 lower = Vec3::Zero();  ///< world box (non-planes)
+  Vec3 upper = Vec3::Zero();
+};
+
+bool filters_match(const BodyRecord& a, const BodyRecord& b) {
+  return (a.group & b.mask) != 0 && (b.group & a.mask) != 0;
+}
+
+std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
+  if (a > b) std::swap(a, b);
+  return (std::uint64_t(a) << 32) | b;
+}
+
+/// Byte string identifying a geometry definition (for sharing identical geometries).
+std::string geometry_key(const CollisionGeometry& g) {
+  std::string key(1, g.kind == BodyKind::Dynamic ? 'd' : 'c');
+  auto put = [&key](const void* data, std::size_t size) {
+    key.append(static_cast<const char*>(data), size);
+  };
+  for (const CollisionPrimitive& p : g.primitives) {
+    const ShapeDef& s = p.shape;
+    const double values[] = {double(int(s.type)),
+                             s.size.x(),
+                             s.size.y(),
+                             s.size.z(),
+                             s.radius,
+                             s.length,
+                             p.pose.position.x(),
+                             p.pose.position.y(),
+                             p.pose.position.z(),
+                             p.pose.orientation.w(),
+                             p.pose.orientation.x(),
+                             p.pose.orientation.y(),
+                             p.pose.orientation.z()};
+    put(values, sizeof values);
+    if (s.type == ShapeType::Mesh) {
+      const std::size_t counts[] = {s.mesh.vertices.size(), s.mesh.triangles.size()};
+      put(counts, sizeof counts);
+      for (const Vec3& v : s.mesh.vertices) put(v.data(), 3 * sizeof(double));
+      put(s.mesh.triangles.data(), s.mesh.triangles.size() * sizeof(s.mesh.triangles[0]));
+    }
+  }
+  return key;
+}
+
+/// Feature id unique within a body pair: the primitive pair in the high bits (when either
+/// body has several primitives), the pair's own feature in the rest.
+std::uint32_t local_mask(std::uint32_t pair_count) {
+  if (pair_count <= 1) return 0xFFFFFFFFu;
+  const int bits = std::min(24, int(std::bit_width(pair_count - 1)));
+  return 0xFFFFFFFFu >> bits;
+}
+
+std::uint32_t encode_feature(std::uint32_t local, std::uint32_t pair, std::uint32_t mask) {
+  if (mask == 0xFFFFFFFFu) return local;
+  const int shift = std::popcount(mask);
+  return (pair << shift) | (local & mask);
+}
+
+bool sphere_hits_box(const Vec3& c, double r, const Vec3& lower, const Vec3& upper) {
+  return (c.cwiseMax(lower).cwiseMin(upper) - c).squaredNorm() <= r * r;
+}
+
+}  // namespace
+
+struct CollisionWorld::Impl {
+  std::vector<BodyRecord> bodies;
+  std::deque<Geometry> geometries;  ///< deque: Placed keeps pointers to the primitives
+  std::unordered_map<std::string, std::uint32_t> geometry_ids;
+  std::vector<ColliderPrim> colliders;  ///< in (body, prim) order; ids of the tree leaves
+  std::vector<std::uint32_t> planes;    ///< ids in `colliders` of the plane primitives
+  /// Per plane at the current poses: unit normal and offset (n . x = offset on the plane).
+  std::vector<Eigen::Vector4d> plane_equations;
+  AabbTree tree;
+  std::unordered_set<std::uint64_t> excluded;
+  std::size_t colliding = 0;
+  DetectStats stats;
+
+  // Dynamic bodies that some collider's group/mask accepts; rebuilt after add_body.
+  std::vector<std::uint32_t> active;
+  bool active_dirty = true;
+
+  // Scratch, reused by detect.
+  std::vector<std::uint32_t> hits;
+  std::vector<Placed> body_prims;
+  NarrowScratch narrow;
+
+  void rebuild_active();
+  void update_colliders(const std::vector<Pose>& poses);
+  void collide_body(std::uint32_t b, const Pose& pose, double margin,
+                    std::vector<ContactPoint>& out);
+};
+
+void CollisionWorld::Impl::rebuild_active() {
+  active.clear();
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> filters;  // distinct collider filters
+  for (const ColliderPrim& c : colliders) {
+    const BodyRecord& r = bodies[c.body];
+    const std::pair<std::uint32_t, std::uint32_t> f(r.group, r.mask);
+    if (std::find(filters.begin(), filters.end(), f) == filters.end()) filters.push_back(f);
+  }
+  for (std::uint32_t i = 0; i < bodies.size(); ++i) {
+    const BodyRecord& r = bodies[i];
+    if (r.kind != BodyKind::Dynamic || r.geometry == kNone) continue;
+    for (const auto& [group, mask] : filters) {
+      if ((r.group & mask) != 0 && (group & r.mask) != 0) {
+        active.push_back(i);
+        break;
+      }
+    }
+  }
+  active_dirty = false;
+}
+
+void CollisionWorld::Impl::update_colliders(const std::vector<Pose>& poses) {
+  for (std::uint32_t id = 0; id < colliders.size(); ++id) {
+    ColliderPrim& c = colliders[id];
+    const Pose& pose = poses[c.body];
+    if (c.placed_once && pose.position == c.pose.position &&
+        pose.orientation.coeffs() == c.pose.orientation.coeffs()) {
+      continue;  // static bodies stay where they were placed first
+    }
+    const Primitive& prim = geometries[bodies[c.body].geometry].prims[c.prim];
+    c.pose = pose;
+    c.placed = place(prim, pose.orientation.toRotationMatrix(), pose.position);
+    c.placed_once = true;
+    if (!c.is_plane) {
+      world_aabb(c.placed, c.lower, c.upper);
+      tree.set(id, c.lower, c.upper);
+    }
+  }
+  plane_equations.resize(planes.size());
+  for (std::size_t k = 0; k < planes.size(); ++k) {
+    const Placed& p = colliders[planes[k]].placed;
+    const Vec3 n = p.rotation.col(2);
+    plane_equations[k] << n, n.dot(p.translation);
+  }
+}
+
+void CollisionWorld::Impl::collide_body(std::uint32_t b, const Pose& pose, double margin,
+                                        std::vector<ContactPoint>& out) {
+  const BodyRecord& rec = bodies[b];
+  const Geometry& geo = geometries[rec.geometry];
+  const Mat3 rot = pose.orientation.toRotationMatrix();
+  body_prims.clear();
+  for (const Primitive& p : geo.prims) body_prims.push_back(place(p, rot, pose.position));
+
+  std::sort(hits.begin(), hits.end());
+  const std::size_t first = out.size();
+  Contact points[kMaxPairPoints];
+  for (std::uint32_t id : hits) {
+    const ColliderPrim& c = colliders[id];
+    const BodyRecord& crec = bodies[c.body];
+    if (!c.is_plane && !filters_match(rec, crec)) continue;  // planes were filtered already
+    if (!excluded.empty() && excluded.count(pair_key(b, c.body)) != 0) continue;
+    const auto ncp = std::uint32_t(geometries[crec.geometry].prims.size());
+    const auto nbp = std::uint32_t(body_prims.size());
+    const std::uint32_t mask = local_mask(nbp * ncp);
+    const Mat3 crot_t = c.pose.orientation.toRotationMatrix().transpose();
+    for (std::uint32_t bp = 0; bp < nbp; ++bp) {
+      const Placed& placed = body_prims[bp];
+      const Vec3 center = placed.bound_center();
+      const double reach = placed.prim->bound_radius + margin;
+      if (c.is_plane) {
+        if (c.placed.rotation.col(2).dot(center - c.placed.translation) >= reach) continue;
+      } else if (!sphere_hits_box(center, reach, c.lower, c.upper)) {
+        continue;
+      }
+      ++stats.primitive_pairs;
+      const int n = collide(placed, c.placed, margin, narrow, points);
+      const std::size_t pair_first = out.size();
+      for (int k = 0; k < n; ++k) {
+        const Contact& p = points[k];
+        ContactPoint cp;
+        cp.body = b;
+        cp.collider = c.body;
+        cp.p_body = rot.transpose() * (p.p_body - pose.position);
+        cp.p_collider = crot_t * (p.p_collider - c.pose.position);
+        cp.normal = p.normal;
+        cp.gap = p.gap;
+        cp.feature = encode_feature(p.feature, bp * ncp + c.prim, mask);
+        // Keep features unique within the pair should the masking have merged two.
+        for (std::size_t j = pair_first; j < out.size(); ++j) {
+          if (out[j].feature == cp.feature) {
+            cp.feature = encode_feature(cp.feature + 1, bp * ncp + c.prim, mask);
+            j = pair_first - 1;
+          }
+        }
+        out.push_back(cp);
+      }
+    }
+  }
+  std::sort(out.begin() + std::ptrdiff_t(first), out.end(),
+            [](const ContactPoint& x, const ContactPoint& y) {
+              return x.collider != y.collider ? x.collider < y.collider : x.feature < y.feature;
+            });
+}
+
+CollisionWorld::CollisionWorld() : impl_(std::make_unique<Impl>()) {}
+CollisionWorld::~CollisionWorld() = default;
+CollisionWorld::CollisionWorld(CollisionWorld&&) noexcept = default;
+CollisionWorld& CollisionWorld::operator=(CollisionWorld&&) noexcept = default;
+
+void CollisionWorld::add_body(std::uint32_t index, const CollisionGeometry& geometry) {
+  Impl& m = *impl_;
+  if (index != m.bodies.size()) {
+    throw InvalidArgument("collision body " + std::to_string(index) +
+                          ": bodies must be added in order (expected index " +
+                          std::to_string(m.bodies.size()) + ")");
+  }
+  BodyRecord rec;
+  rec.kind = geometry.kind;
+  rec.group = geometry.group;
+  rec.mask = geometry.mask;
+  if (!geometry.primitives.empty()) {
+    const std::string key = geometry_key(geometry);
+    auto it = m.geometry_ids.find(key);
+    if (it == m.geometry_ids.end()) {
+      Geometry geo;
+      Vec3 lower = Vec3::Constant(std::numeric_limits<double>::infinity());
+      Vec3 upper = -lower;
+      for (std::size_t k = 0; k < geometry.primitives.size(); ++k) {
+        const std::string where =
+            "collision body " + std::to_string(index) + " primitive " + std::to_string(k);
+        geo.prims.push_back(make_primitive(geometry.primitives[k], geometry.kind, where));
+        const Primitive& p = geo.prims.back();
+        if (p.type == ShapeType::Plane) continue;
+        const Vec3 c = p.rotation * p.bound_center + p.translation;
+        lower = lower.cwiseMin(c - Vec3::Constant(p.bound_radius));
+        upper = upper.cwiseMax(c + Vec3::Constant(p.bound_radius));
+      }
+      if (lower.x() <= upper.x()) {
+        geo.center = 0.5 * (lower + upper);
+        for (const Primitive& p : geo.prims) {
+          if (p.type == ShapeType::Plane) continue;
+          const Vec3 c = p.rotation * p.bound_center + p.translation;
+          geo.radius = std::max(geo.radius, (c - geo.center).norm() + p.bound_radius);
+        }
+      }
+      geo.centered = geo.center.isZero(0);
+      it = m.geometry_ids.emplace(key, std::uint32_t(m.geometries.size())).first;
+      m.geometries.push_back(std::move(geo));
+    }
+    rec.geometry = it->second;
+    ++m.colliding;
+    if (rec.kind != BodyKind::Dynamic) {
+      const auto& prims = m.geometries[rec.geometry].prims;
+      for (std::uint32_t k = 0; k < prims.size(); ++k) {
+        ColliderPrim c;
+        c.body = index;
+        c.prim = k;
+        c.is_plane = prims[k].type == ShapeType::Plane;
+        if (c.is_plane) m.planes.push_back(std::uint32_t(m.colliders.size()));
+        m.colliders.push_back(c);
+      }
+    }
+  }
+  m.bodies.push_back(rec);
+  m.active_dirty = true;
+}
+
+void CollisionWorld::exclude_pair(std::uint32_t a, std::uint32_t b) {
+  impl_->excluded.insert(pair_key(a, b));
+}
+
+std::size_t CollisionWorld::colliding_bodies() const { return impl_->colliding; }
+
+const DetectStats& CollisionWorld::stats() const { return impl_->stats; }
+
+void CollisionWorld::detect(const std::vector<Pose>& poses, double margin,
+                            std::vector<ContactPoint>& out) {
+  Impl& m = *impl_;
+  out.clear();
+  m.stats = DetectStats();
+  if (poses.size() != m.bodies.size()) {
+    throw InvalidArgument("collision detect: " + std::to_string(poses.size()) +
+                          " poses given for " + std::to_string(m.bodies.size()) + " bodies");
+  }
+  if (!(margin >= 0) || !std::isfinite(margin)) {
+    throw InvalidArgument("collision detect: margin must be >= 0 and finite");
+  }
+  if (m.active_dirty) m.rebuild_active();
+  if (m.active.empty()) return;
+  m.update_colliders(poses);
+
+  const bool has_tree = !m.tree.empty();
+  Vec3 tree_lower = Vec3::Zero(), tree_upper = Vec3::Zero();
+  if (has_tree) m.tree.bounds(tree_lower, tree_upper);
+  for (std::uint32_t b : m.active) {
+    const BodyRecord& rec = m.bodies[b];
+    const Geometry& geo = m.geometries[rec.geometry];
+    const Pose& pose = poses[b];
+    const Vec3 center =
+        geo.centered ? pose.position : Vec3(pose.position + pose.orientation * geo.center);
+    const double reach = geo.radius + margin;
+    m.hits.clear();
+    for (std::size_t k = 0; k < m.planes.size(); ++k) {
+      const Eigen::Vector4d& e = m.plane_equations[k];
+      if (e.head<3>().dot(center) - e[3] < reach &&
+          filters_match(rec, m.bodies[m.colliders[m.planes[k]].body])) {
+        m.hits.push_back(m.planes[k]);
+      }
+    }
+    if (has_tree && sphere_hits_box(center, reach, tree_lower, tree_upper)) {
+      const Vec3 half = Vec3::Constant(reach);
+      m.tree.query(center - half, center + half, m.hits);
+    }
+    m.stats.broad_hits += m.hits.size();
+    if (!m.hits.empty()) m.collide_body(b, pose, margin, out);
+  }
+  m.stats.bodies_tested = m.active.size();
+  m.stats.points = out.size();
+}
+
+}  // namespace mabd::detail
