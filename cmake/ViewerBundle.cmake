@@ -10,17 +10,17 @@
 #
 # The npm packages are installed in the build directory (not in the source tree), so build
 # directories do not share or race on node_modules. Without npm or node at configure time (or
-# with -DMABD_VIEWER=OFF) the generated source is a stub and `mabd view` explains how to get
+# with -DMABD_BUILD_VIEWER=OFF) the generated source is a stub and `mabd view` explains how to get
 # the real bundle.
 #
 # Sets MABD_VIEWER_BUNDLE (ON when the real bundle is built), MABD_VIEWER_NODE_MODULES and
 # MABD_NODE_EXECUTABLE for the browser test.
 
-option(MABD_VIEWER "Build the web viewer bundle of `mabd view` (needs Node.js and npm)" ON)
+# The option MABD_BUILD_VIEWER (ON by default with the program) is declared in CMakeLists.txt.
 
 function(mabd_add_viewer_bundle target)
   set(src ${PROJECT_SOURCE_DIR}/viewer)
-  set(dir ${CMAKE_BINARY_DIR}/viewer)
+  set(dir ${PROJECT_BINARY_DIR}/viewer)
   set(assets ${dir}/viewer_assets.cpp)
   file(MAKE_DIRECTORY ${dir})
   find_program(MABD_NPM_EXECUTABLE npm)
@@ -28,7 +28,7 @@ function(mabd_add_viewer_bundle target)
   set(MABD_NODE_EXECUTABLE ${MABD_NODE_EXECUTABLE} PARENT_SCOPE)
   set(MABD_VIEWER_NODE_MODULES ${dir}/node_modules PARENT_SCOPE)
 
-  if(MABD_VIEWER AND MABD_NPM_EXECUTABLE AND MABD_NODE_EXECUTABLE)
+  if(MABD_BUILD_VIEWER AND MABD_NPM_EXECUTABLE AND MABD_NODE_EXECUTABLE)
     set(MABD_VIEWER_BUNDLE ON PARENT_SCOPE)
     file(GLOB viewer_sources CONFIGURE_DEPENDS ${src}/src/*.js ${src}/src/*.css)
     add_custom_command(
@@ -62,8 +62,8 @@ function(mabd_add_viewer_bundle target)
     add_custom_target(viewer_bundle DEPENDS ${assets})
   else()
     set(MABD_VIEWER_BUNDLE OFF PARENT_SCOPE)
-    if(NOT MABD_VIEWER)
-      message(STATUS "Web viewer: disabled (MABD_VIEWER=OFF); `mabd view` will not work")
+    if(NOT MABD_BUILD_VIEWER)
+      message(STATUS "Web viewer: disabled (MABD_BUILD_VIEWER=OFF); `mabd view` will not work")
     else()
       message(WARNING "Web viewer: npm or node not found; `mabd view` is built without its "
                       "bundle. Install Node.js and npm (Debian: apt-get install nodejs npm, "
