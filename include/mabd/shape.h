@@ -56,6 +56,10 @@ const char* shape_type_name(ShapeType type);
 /// or kinematic body, so a plane and an open mesh are accepted.
 void validate_shape(const ShapeDef& shape, bool collider_only = false);
 
+/// True if every edge of `mesh` joins exactly two triangles of opposite orientation (a closed,
+/// consistently oriented surface).
+bool is_closed(const TriangleMesh& mesh);
+
 /// Mass properties of `shape` at `density` (kg/m^3). Throws InvalidArgument on a degenerate
 /// shape, a plane or an open mesh, or a non-positive density.
 MassProperties compute_mass_properties(const ShapeDef& shape, double density);

@@ -276,6 +276,15 @@ MassProperties compute_mass_properties(const ShapeDef& shape, double density) {
   fail("shape.type is not a known shape type");
 }
 
+bool is_closed(const TriangleMesh& mesh) {
+  try {
+    validate_mesh_topology(mesh);
+  } catch (const InvalidArgument&) {
+    return false;
+  }
+  return true;
+}
+
 const char* shape_type_name(ShapeType type) {
   switch (type) {
     case ShapeType::Box: return "box";

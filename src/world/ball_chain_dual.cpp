@@ -116,9 +116,9 @@ bool World::Impl::solve_ball_chains() {
     const BallChainLink& next = bc.links[at + 1];
     const int s = side_body(j, j.next_side);
     const Mat3& R = rot[s];
-    if (geo[s] < 0) return Mat3(R * bc.K[j.kn] * R.transpose());
+    if (!corrected(s)) return Mat3(R * bc.K[j.kn] * R.transpose());
     const double sign = j.next_side == next.prev_side ? 1.0 : -1.0;
-    const Mat3 Kb = bc.K[j.kn] - sign * geo_body_block(s, side_anchor(j, j.next_side),
+    const Mat3 Kb = bc.K[j.kn] - sign * correction_body_block(s, side_anchor(j, j.next_side),
                                                        side_anchor(next, next.prev_side));
     return Mat3(R * Kb * R.transpose());
   };
@@ -135,19 +135,19 @@ bool World::Impl::solve_ball_chains() {
     Vec3 rhs = detail::point(q_of(j.a), jm.pa) - detail::point(q_of(j.b), jm.pb);
     if (dynamic(j.a)) {
       const Mat3& R = rot[j.a];
-      if (geo[j.a] < 0) {
+      if (!corrected(j.a)) {
         D.noalias() += R * bc.K[j.kaa] * R.transpose();
       } else {
-        D.noalias() += R * (bc.K[j.kaa] - geo_body_block(j.a, jm.pa, jm.pa)) * R.transpose();
+        D.noalias() += R * (bc.K[j.kaa] - correction_body_block(j.a, jm.pa, jm.pa)) * R.transpose();
       }
       rhs += detail::point(y[j.a], jm.pa);
     }
     if (dynamic(j.b)) {
       const Mat3& R = rot[j.b];
-      if (geo[j.b] < 0) {
+      if (!corrected(j.b)) {
         D.noalias() += R * bc.K[j.kbb] * R.transpose();
       } else {
-        D.noalias() += R * (bc.K[j.kbb] - geo_body_block(j.b, jm.pb, jm.pb)) * R.transpose();
+        D.noalias() += R * (bc.K[j.kbb] - correction_body_block(j.b, jm.pb, jm.pb)) * R.transpose();
       }
       rhs -= detail::point(y[j.b], jm.pb);
     }

@@ -167,6 +167,8 @@ JointId World::add_joint(const JointDef& def) {
                          " body sizes from the nearest centre of mass)");
   }
 
+  // Jointed bodies do not collide with each other.
+  if (a >= 0 && b >= 0) w.collision.exclude_pair(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
   const JointId id{static_cast<std::uint32_t>(w.joints.size())};
   if (!def.name.empty()) w.joint_by_name.emplace(def.name, id.index);
   w.joints.push_back(std::move(j));

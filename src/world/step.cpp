@@ -22,6 +22,11 @@ using detail::block;
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
 /// Generalised mass M_A = diag(sigma, m) (x) I3 applied to v.
 Vec12 mass_times(const detail::BodyModel& b, const Vec12& v) {
   Vec12 r;
@@ -65,6 +70,12 @@ void World::step() {
 void World::Impl::advance(bool trial) {
   q_prev = q;
   impact.assign(bodies.size(), 0);
+  stats.body_ms = stats.dual_ms = 0;
+  {
+    const auto t0 = Clock::now();
+    detect_contacts();
+    stats.detect_ms = ms_since(t0);
+  }
   predict();
   move_kinematic();
   int iterations = 0;
@@ -90,7 +101,9 @@ void World::Impl::advance(bool trial) {
     throw;
   }
   if (trial) return;
+  contact_stats();
   finish_step();
+  if (!contact_bodies.empty()) contact_impact_velocities();
   update_joint_state();
   stats.newton_iterations = iterations;
   stats.residual = residual;
@@ -241,6 +254,7 @@ void World::Impl::body_operators() {
     }
     f.head<9>() -= Eigen::Map<const Eigen::Matrix<double, 9, 1>>(P.data());
     geometric_stiffness(i, A, P);
+    if (!contact_of.empty() && contact_of[i] >= 0) contact_bodies[contact_of[i]].f = f;
     y[i] = solve_body(i, f);
   }
 }
@@ -316,7 +330,17 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
 
 Vec12 World::Impl::solve_body(std::size_t i, const Vec12& v) const {
   Vec12 x = solve_body_base(i, v);
-  if (geo[i] < 0) return x;
+  if (geo[i] >= 0) x += geo_correction(i, v);
+  if (!contact_of.empty() && contact_of[i] >= 0) {  // contact rows: - V S_c^{-1} V^T v
+    const ContactBody& cb = contact_bodies[contact_of[i]];
+    if (cb.rows > 0) x -= cb.V * (cb.S_inv * (cb.V.transpose() * v));
+  }
+  return x;
+}
+
+// - Z C Z^T v, the geometric-stiffness term of H^{-1} v (geo[i] >= 0).
+Vec12 World::Impl::geo_correction(std::size_t i, const Vec12& v) const {
+  Vec12 x = Vec12::Zero();
   const Mat3& C = geo_C[geo[i]];
   if (geo_body_frame()) {  // Z C Z^T v = D(R) Z0 C_b Z0^T D(R)^T v
     const Mat3& R = rot[i];
@@ -383,8 +407,41 @@ Vec12 World::Impl::solve_body_base(std::size_t i, const Vec12& v) const {
 // Phases 2-6: one Newton iteration. Without joints dq = H^{-1} f body by body; with joints
 // the dual solve couples them. Returns the largest point displacement of the increment (m).
 double World::Impl::newton_iteration() {
+  auto t0 = Clock::now();
+  for (auto& cb : contact_bodies) cb.rows = 0;
   body_operators();
-  if (!joints.empty()) dual_solve();  // y <- H^{-1} (f - G^T lambda)
+  if (!contact_bodies.empty()) contact_operators();
+  stats.body_ms += ms_since(t0);
+  if (contact_bodies.empty()) {
+    t0 = Clock::now();
+    if (!joints.empty()) dual_solve();  // y <- H^{-1} (f - G^T lambda)
+    stats.dual_ms += ms_since(t0);
+  } else {
+    // Contact active sets and friction cones: solve, test, and solve again while they change.
+    if (!joints.empty()) y_free = y;
+    constexpr int kContactPasses = 8;
+    for (int pass = 0;; ++pass) {
+      t0 = Clock::now();
+      if (!joints.empty()) dual_solve();
+      stats.dual_ms += ms_since(t0);
+      t0 = Clock::now();
+      const bool changed = update_contacts(pass + 1 == kContactPasses);
+      if (changed) {
+        if (!joints.empty()) y = y_free;
+        contact_operators();
+        if (!joints.empty()) y_free = y;
+      }
+      stats.body_ms += ms_since(t0);
+      if (!changed) break;
+    }
+    // A new contact is an inelastic impact (implicit Euler velocities, as a limit's); lasting
+    // contact forces go through the second-order scheme like any other force.
+    for (const auto& cb : contact_bodies) {
+      for (std::uint32_t k = cb.begin; k < cb.end; ++k) {
+        if (contacts[k].active && !contacts[k].was_active) impact[cb.body] = 1;
+      }
+    }
+  }
   double residual = 0;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     if (!bodies[i].dynamic()) continue;

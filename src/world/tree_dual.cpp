@@ -200,6 +200,19 @@ bool World::Impl::solve_trees(const std::vector<int>& index, const Eigen::Vector
             for (int i = l; i < n; ++i) a[i + l * n] -= sb[i].dot(csb[l]);
           }
         }
+        if (!contact_of.empty() && contact_of[b] >= 0 && contact_bodies[contact_of[b]].rows > 0) {
+          // Contact rows (world frame): - (V^T g_i) . S_c^{-1} (V^T g_l).
+          const ContactBody& cb = contact_bodies[contact_of[b]];
+          Eigen::MatrixXd Vg(cb.rows, n);
+          for (int i = 0; i < n; ++i) {
+            const int r = local[i < f.nc ? f.c_off + i : f.p_off + i - f.nc];
+            Vg.col(i) = cb.V.transpose() * g_of(r, b);
+          }
+          const Eigen::MatrixXd SVg = cb.S_inv * Vg;
+          for (int l = 0; l < n; ++l) {
+            for (int i = l; i < n; ++i) a[i + l * n] -= Vg.col(i).dot(SVg.col(l));
+          }
+        }
       } else {
         gp.resize(n);
         wp.resize(n);

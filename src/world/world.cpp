@@ -35,6 +35,7 @@ double bounding_radius(const ShapeDef& s, const Vec3& com) {
     case ShapeType::Sphere: return s.radius;
     case ShapeType::Capsule: return s.radius + 0.5 * s.length;
     case ShapeType::Cylinder: return std::hypot(s.radius, 0.5 * s.length);
+    case ShapeType::Plane: return 0;
     case ShapeType::Mesh: {
       double r = 0;
       for (const Vec3& v : s.mesh.vertices) r = std::max(r, (v - com).norm());
@@ -88,9 +89,36 @@ BodyId World::add_body(const BodyDef& def) {
   require(!def.motion || def.kind == BodyKind::Kinematic, label,
           "motion: only kinematic bodies follow a prescribed motion");
 
+  require(std::isfinite(mat.friction) && mat.friction >= 0, label,
+          "material.friction: must be >= 0 and finite (got " + num(mat.friction) + ")");
+  const bool collider = def.kind != BodyKind::Dynamic;
   MassProperties mp;
   try {
-    mp = compute_mass_properties(def.shape, mat.density);
+    validate_shape(def.shape, collider);
+    for (std::size_t k = 0; k < def.collision.primitives.size(); ++k) {
+      const CollisionPrimitive& p = def.collision.primitives[k];
+      const std::string at = "collision.primitives[" + std::to_string(k) + "]: ";
+      if (!p.pose.position.allFinite()) throw InvalidArgument(at + "position: must be finite");
+      const double pn = p.pose.orientation.coeffs().norm();
+      if (!(std::isfinite(pn) && pn > 1e-12)) {
+        throw InvalidArgument(at + "orientation: must be a non-zero finite quaternion");
+      }
+      try {
+        validate_shape(p.shape, collider);
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(at + e.what());
+      }
+    }
+    // A plane or an open mesh (colliders only) has no volume: a static or kinematic body
+    // needs no mass properties, so it keeps its own frame with a nominal unit mass.
+    const bool solid = !(def.shape.type == ShapeType::Plane ||
+                         (collider && def.shape.type == ShapeType::Mesh && !is_closed(def.shape.mesh)));
+    if (solid) {
+      mp = compute_mass_properties(def.shape, mat.density);
+    } else {
+      mp.mass = 1;
+      mp.principal_second_moment = Vec3::Ones();
+    }
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(label + ": " + e.what());
   }
@@ -112,6 +140,7 @@ BodyId World::add_body(const BodyDef& def) {
   b.k_vanilla = b.mu * b.volume / 4;  // matches the co-rotated small-strain shear stiffness
   b.R_up = mp.principal_axes;
   b.com_u = mp.com;
+  b.friction = mat.friction;
   b.origin_b = b.R_up.transpose() * (-b.com_u);
   if (def.kind == BodyKind::Kinematic) {
     b.kinematics = std::make_shared<const BodyModel::Kinematics>(
@@ -130,6 +159,7 @@ BodyId World::add_body(const BodyDef& def) {
   const Vec3 b_sigma = b.sigma;
   const BodyId id{static_cast<std::uint32_t>(w.bodies.size())};
   if (!def.name.empty()) w.by_name.emplace(def.name, id.index);
+  w.register_collision(w.bodies.size(), def);
   w.bodies.push_back(std::move(b));
   w.q.push_back(q);
   w.qdot.push_back(qdot);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "body/body_hessian.h"
+#include "collision/collision_world.h"
 #include "joints/joint_model.h"
 #include "solvers/block_thomas.h"
 #include "solvers/chol3.h"
@@ -32,6 +33,7 @@ struct BodyModel {
   Mat3 R_up = Mat3::Identity(); ///< principal axes in the user frame (columns): user <- body
   Vec3 com_u = Vec3::Zero();    ///< COM in the user frame (m)
   Vec3 origin_b = Vec3::Zero(); ///< user-frame origin in body coordinates (m)
+  double friction = 0;          ///< Coulomb coefficient of its material
   std::uint32_t factor = 0;     ///< index into the HessianCache (dynamic bodies)
   /// Prescribed motion of a kinematic body: a function of time, else a constant twist.
   struct Kinematics {
@@ -251,6 +253,63 @@ struct World::Impl {
   bool solve_sparse_components(const std::vector<int>& index, const Eigen::VectorXd& rhs,
                                Eigen::VectorXd& sol);
   void tree_solve(const detail::TreeComponent& comp, Eigen::Ref<Eigen::MatrixXd> v) const;
+  // Contact with colliders (contact.cpp, DESIGN section 7). A dynamic body's active contact
+  // rows (normal, and two friction rows while sticking) enter its operator as a low-rank
+  // update of the pre-factored inverse, with V = H^{-1} G^T and S_c = G V + diag(alpha):
+  //   H_c^{-1} = H^{-1} - V S_c^{-1} V^T,  y = H^{-1} f - V S_c^{-1} (V^T f + c),
+  // the primal form of compliant rows (C + G dq = alpha lambda), so the joint dual keeps its
+  // topology: chains stay chains, trees stay trees.
+  struct Contact {
+    std::uint32_t body = 0, collider = 0, feature = 0;
+    Vec3 p = Vec3::Zero();        ///< point on the body, body frame (m)
+    Vec3 pc = Vec3::Zero();       ///< point on the collider, its body frame (m)
+    Vec3 nc = Vec3::UnitZ();      ///< normal in the collider's body frame
+    Vec3 anchor = Vec3::Zero();   ///< friction anchor on the collider, its body frame (m)
+    double mu = 0;                ///< friction coefficient of the pair
+    double s0[3] = {0, 0, 0};     ///< row values at the start of the step (damping)
+    Vec3 t1c = Vec3::UnitX(), t2c = Vec3::UnitY();  ///< tangents, the collider's body frame
+    bool active = false;          ///< normal row in the active set
+    bool was_active = false;      ///< active at the end of the last step (not an impact)
+    bool sliding = false;         ///< friction rows saturated (force fixed at the cone)
+    double lambda[3] = {0, 0, 0}; ///< multipliers (normal pushes when < 0), N
+  };
+  std::vector<Contact> contacts, contacts_prev;  ///< sorted by body, then collider, feature
+  /// Bodies with contacts this step: their contact range and low-rank operator.
+  struct ContactBody {
+    std::uint32_t body = 0, begin = 0, end = 0;
+    int rows = 0;                                  ///< active rows
+    Eigen::Matrix<double, 12, Eigen::Dynamic> V;   ///< H^{-1} G^T (world)
+    Eigen::MatrixXd S_inv;                         ///< S_c^{-1}
+    Eigen::VectorXd c, alpha;                      ///< row values, compliances
+    Eigen::Matrix<double, Eigen::Dynamic, 12> G;   ///< row gradients
+    Vec12 f = Vec12::Zero();                       ///< the body's right-hand side
+    std::vector<std::pair<int, int>> row_of;       ///< (contact, 0 normal / 1-2 tangent)
+  };
+  std::vector<ContactBody> contact_bodies;
+  std::vector<std::int32_t> contact_of;  ///< per body: index in contact_bodies, or -1
+  detail::CollisionWorld collision;
+  std::size_t collision_bodies = 0;      ///< bodies registered with `collision`
+  bool has_colliders = false, has_collidable_dynamic = false;
+  std::vector<Pose> collision_poses;
+  std::vector<detail::ContactPoint> contact_points;
+  bool contact_first_build = false;  ///< the step's first build activates penetrating points
+  void register_collision(std::size_t i, const BodyDef& def);
+  /// Phase: contact candidates at the start of the step (q = q^n), matched with the last
+  /// step's contacts (friction anchors, active sets).
+  void detect_contacts();
+  /// Builds the active rows and the low-rank operator of contact body k at the current
+  /// iterate from its right-hand side cb.f, and sets y of its body.
+  void contact_operator(ContactBody& cb);
+  void contact_operators();
+  /// After the dual solve: the contact multipliers from the increments, the active set and
+  /// the friction cone. Returns true if a set changed (the caller solves again).
+  bool update_contacts(bool last_pass);
+  /// H^{-1} of contact body i's correction blocks: J(p1) V S^{-1} V^T J(p2)^T (world).
+  Mat3 contact_point_block(std::size_t i, const Vec3& p1, const Vec3& p2) const;
+  bool corrected(std::size_t i) const { return geo[i] >= 0 || (!contact_of.empty() && contact_of[i] >= 0); }
+  /// The body-frame correction block of body i (geometric term and contacts), R^T (...) R.
+  Mat3 correction_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) const;
+
   /// Bodies held by an active limit during this step (an inelastic impact: implicit Euler
   /// velocities).
   std::vector<char> impact;
@@ -259,6 +318,10 @@ struct World::Impl {
   void check_joint(JointId id) const;
   Vec12 solve_body(std::size_t i, const Vec12& v) const;       ///< H_i^{-1} v
   Vec12 solve_body_base(std::size_t i, const Vec12& v) const;  ///< without geometric term
+  Vec12 geo_correction(std::size_t i, const Vec12& v) const;   ///< -Z C Z^T v (geo[i] >= 0)
+  std::vector<Vec12> y_free;  ///< y before the dual solve (contact passes)
+  void contact_stats();       ///< contacts and max_penetration of the step
+  void contact_impact_velocities();  ///< inelastic impacts at new contacts (after finish_step)
   Vec12 joint_q(int body) const;  ///< q of a joint side; the world is [I; 0]
   /// One step without timing. A trial step (consistent_start) stops before finish_step: q
   /// holds the end of the step, q_prev the start, u and impact its scratch.

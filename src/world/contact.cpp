@@ -1,0 +1,377 @@
+// Contact between dynamic bodies and colliders (static and kinematic bodies), DESIGN section 7.
+//
+// Rows of one contact point at a body point p (body frame) against a collider point, normal n
+// and tangents t1, t2 (world, carried by the collider):
+//   normal:   C_n = n . (x(p) - x_c)            >= 0 (pushes: lambda <= 0)
+//   friction: C_t = t . (x(p) - x_anchor)       = 0 while sticking, |lambda_t| <= mu |lambda_n|
+// x(p) = J(p) q is linear in q, so a row's gradient is exact within a step (the point and the
+// normal are fixed at detection). Each row is compliant, C + G dq = alpha lambda:
+//   penalty: alpha = 1 / (k + c_d / h), k = m_eff / tau^2, c_d = 2 zeta m_eff / tau, with m_eff
+//            the row's own rigid effective mass, and a damper on the change of
+//            the row value over the step (target C* = (c_d / h) C_0 / (k + c_d / h));
+//   exact:   alpha = 1e-6 (g^T H^{-1} g), the zero-compliance limit with a floor that keeps
+//            coplanar contact sets (4 box corners: 12 rows on 9 independent directions) solvable.
+// The rows of one body are a low-rank (Woodbury) update of its pre-factored inverse (see
+// World::Impl::ContactBody): the joint solvers see a corrected H^{-1} and right-hand side and
+// keep their topology. After the joint solve the multipliers follow from the increment,
+// lambda = (C + G dq) / alpha; rows that pull are released, points that would penetrate are
+// added, and friction beyond the elliptic cone slides with the force mu |lambda_n| along the
+// sticking force's direction (isotropic); a few passes until the sets settle.
+#include <algorithm>
+#include <cmath>
+
+#include "body/affine.h"
+#include "body/rotation.h"
+#include "joints/row.h"
+#include "mabd/error.h"
+#include "world/world_impl.h"
+
+namespace mabd {
+
+namespace {
+
+constexpr double kExactFloor = 1e-6;  ///< exact model: compliance floor / own compliance
+
+Vec3 any_perpendicular(const Vec3& n) {
+  const Vec3 a = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : Vec3::UnitY();
+  return (a - n * n.dot(a)).normalized();
+}
+
+}  // namespace
+
+void World::Impl::register_collision(std::size_t i, const BodyDef& def) {
+  detail::CollisionGeometry g;
+  g.kind = def.kind;
+  g.group = def.collision.group;
+  g.mask = def.collision.mask;
+  if (def.collision.enabled) {
+    if (def.collision.primitives.empty()) {
+      g.primitives.push_back(CollisionPrimitive{def.shape, Pose{}});
+    } else {
+      g.primitives = def.collision.primitives;
+    }
+  }
+  collision.add_body(static_cast<std::uint32_t>(i), g);
+  ++collision_bodies;
+  if (g.primitives.empty()) return;
+  if (def.kind == BodyKind::Dynamic) {
+    has_collidable_dynamic = true;
+  } else {
+    has_colliders = true;
+  }
+}
+
+void World::Impl::detect_contacts() {
+  contacts_prev.swap(contacts);
+  contacts.clear();
+  contact_bodies.clear();
+  if (settings.contact.model == ContactModel::None || !has_colliders || !has_collidable_dynamic) {
+    contact_of.clear();
+    return;
+  }
+  const double h = settings.dt;
+  // Poses of the user frames at q^n, and how far any point can travel in one step.
+  collision_poses.resize(bodies.size());
+  double reach = 0;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const auto& b = bodies[i];
+    Mat3 R;
+    if (!detail::polar_rotation(detail::affine_A(q[i]), R)) R = Mat3::Identity();
+    collision_poses[i].position = detail::point(q[i], b.origin_b);
+    collision_poses[i].orientation = Quat(R * b.R_up.transpose()).normalized();
+    if (b.info.kind == BodyKind::Static) continue;
+    const double speed = qdot[i].tail<3>().norm() + b.info.size * qdot[i].head<9>().norm();
+    reach = std::max(reach, speed * h);
+  }
+  const double margin = settings.contact.margin + reach + 0.5 * settings.gravity.norm() * h * h;
+  collision.detect(collision_poses, margin, contact_points);
+
+  contact_of.assign(bodies.size(), -1);
+  const bool friction = settings.contact.friction;
+  std::size_t prev = 0;
+  for (const auto& cp : contact_points) {
+    const auto& B = bodies[cp.body];
+    const auto& Cm = bodies[cp.collider];
+    Contact c;
+    c.body = cp.body;
+    c.collider = cp.collider;
+    c.feature = cp.feature;
+    c.p = B.R_up.transpose() * (cp.p_body - B.com_u);
+    c.pc = Cm.R_up.transpose() * (cp.p_collider - Cm.com_u);
+    const Mat3 Ac = detail::affine_A(q[cp.collider]);  // a rotation: colliders are rigid
+    c.nc = Ac.transpose() * cp.normal;
+    c.mu = friction ? std::sqrt(B.friction * Cm.friction) : 0.0;
+    // The same feature as last step (same body point): keep its state and friction anchor.
+    auto key = [](const Contact& x) { return std::make_tuple(x.body, x.collider, x.feature); };
+    while (prev < contacts_prev.size() && key(contacts_prev[prev]) < key(c)) ++prev;
+    const Vec3 x0 = detail::point(q[c.body], c.p);
+    const Vec3 xc = detail::affine_t(q[c.collider]);
+    c.anchor = Ac.transpose() * (x0 - xc);
+    if (prev < contacts_prev.size() && key(contacts_prev[prev]) == key(c) &&
+        (contacts_prev[prev].p - c.p).norm() <= 1e-9 * std::max(1.0, B.info.size)) {
+      const Contact& old = contacts_prev[prev];
+      c.active = c.was_active = old.active;
+      for (int k = 0; k < 3; ++k) c.lambda[k] = old.lambda[k];
+      if (old.active && !old.sliding) c.anchor = old.anchor;
+    }
+    // Tangent basis along the relative sliding velocity (the pyramid aligned with the slip).
+    const Vec3 n = cp.normal;
+    Vec3 v = detail::point(qdot[c.body], c.p) - detail::point(qdot[c.collider], c.pc);
+    v -= n * n.dot(v);
+    const Vec3 t1 = v.norm() > 1e-9 ? Vec3(v.normalized()) : any_perpendicular(n);
+    c.t1c = Ac.transpose() * t1;
+    c.t2c = Ac.transpose() * n.cross(t1);
+    // Row values at q^n, for the dampers.
+    const Vec3 anchor_w = Ac * c.anchor + xc;
+    c.s0[0] = std::min(cp.gap, 0.0);
+    c.s0[1] = t1.dot(x0 - anchor_w);
+    c.s0[2] = n.cross(t1).dot(x0 - anchor_w);
+    if (contact_of[c.body] < 0) {
+      contact_of[c.body] = static_cast<std::int32_t>(contact_bodies.size());
+      ContactBody cb;
+      cb.body = c.body;
+      cb.begin = static_cast<std::uint32_t>(contacts.size());
+      contact_bodies.push_back(std::move(cb));
+    }
+    contacts.push_back(c);
+    contact_bodies.back().end = static_cast<std::uint32_t>(contacts.size());
+  }
+  contact_first_build = true;
+}
+
+void World::Impl::contact_operator(ContactBody& cb) {
+  const std::size_t i = cb.body;
+  const auto& B = bodies[i];
+  cb.rows = 0;  // solve_body below: without this body's contact correction
+  const double h = settings.dt;
+  const bool penalty = settings.contact.model == ContactModel::Penalty;
+  const double tau = settings.contact.time_constant > 0 ? settings.contact.time_constant : 2 * h;
+  const double zeta = settings.contact.damping_ratio;
+  Vec12 f = cb.f;
+  struct Pending {
+    Vec12 g;
+    double value, s0, m_eff;
+    int contact, kind;
+  };
+  std::vector<Pending> rows;
+  rows.reserve(3 * (cb.end - cb.begin));
+  for (std::uint32_t k = cb.begin; k < cb.end; ++k) {
+    Contact& c = contacts[k];
+    const Vec12& qc = q[c.collider];
+    const Mat3 Ac = detail::affine_A(qc);
+    const Vec3 n = Ac * c.nc, t1 = Ac * c.t1c, t2 = Ac * c.t2c;  // world, at the collider's pose
+    const Vec3 x = detail::point(q[i], c.p);
+    const double gap = n.dot(x - detail::point(qc, c.pc));
+    if (contact_first_build && !c.active && gap < 0) c.active = true;
+    if (!c.active) continue;
+    // Rigid effective mass of the point along d: 1 / (1/m + (p x d_b) . I^{-1} (p x d_b)),
+    // principal body frame (the affine mass alone would count the stiff deformation modes).
+    auto m_eff = [&](const Vec3& d) {
+      const Vec3 pxd = c.p.cross(detail::affine_A(q[i]).transpose() * d);
+      return 1.0 / (1.0 / B.mass + pxd.cwiseAbs2().cwiseQuotient(B.info.principal_inertia).sum());
+    };
+    rows.push_back({detail::grad_point(c.p, n), gap, c.s0[0], m_eff(n), int(k), 0});
+    if (c.mu <= 0) continue;
+    const Vec3 anchor = Ac * c.anchor + detail::affine_t(qc);
+    if (c.sliding) {  // friction at the cone: a fixed force along the sticking direction
+      f -= detail::grad_point(c.p, t1) * c.lambda[1] + detail::grad_point(c.p, t2) * c.lambda[2];
+      continue;
+    }
+    rows.push_back({detail::grad_point(c.p, t1), t1.dot(x - anchor), c.s0[1], m_eff(t1), int(k), 1});
+    rows.push_back({detail::grad_point(c.p, t2), t2.dot(x - anchor), c.s0[2], m_eff(t2), int(k), 2});
+  }
+  const int r = static_cast<int>(rows.size());
+  cb.G.resize(r, 12);
+  cb.V.resize(12, r);
+  cb.c.resize(r);
+  cb.alpha.resize(r);
+  cb.row_of.resize(r);
+  for (int a = 0; a < r; ++a) {
+    cb.G.row(a) = rows[a].g.transpose();
+    cb.V.col(a) = solve_body(i, rows[a].g);
+    cb.row_of[a] = {rows[a].contact, rows[a].kind};
+    if (penalty) {
+      const double k = rows[a].m_eff / (tau * tau), cd = 2 * zeta * rows[a].m_eff / tau;
+      const double k_eff = k + cd / h;
+      cb.alpha[a] = 1.0 / k_eff;
+      cb.c[a] = rows[a].value - (cd / h) * rows[a].s0 / k_eff;
+    } else {
+      cb.alpha[a] = kExactFloor * rows[a].g.dot(cb.V.col(a));
+      cb.c[a] = rows[a].value;
+    }
+  }
+  const Vec12 y_free = solve_body(i, f);
+  if (r == 0) {
+    y[i] = y_free;
+    return;
+  }
+  Eigen::MatrixXd S = cb.G * cb.V;
+  S = 0.5 * (S + S.transpose());
+  S.diagonal() += cb.alpha;
+  Eigen::LDLT<Eigen::MatrixXd> ldlt(S);
+  cb.S_inv = ldlt.solve(Eigen::MatrixXd::Identity(r, r));
+  cb.S_inv = 0.5 * (cb.S_inv + cb.S_inv.transpose());
+  y[i] = y_free - cb.V * (cb.S_inv * (cb.V.transpose() * f + cb.c));
+  cb.rows = r;
+}
+
+void World::Impl::contact_operators() {
+  for (auto& cb : contact_bodies) contact_operator(cb);
+  contact_first_build = false;
+}
+
+bool World::Impl::update_contacts(bool last_pass) {
+  bool any_change = false;
+  for (auto& cb : contact_bodies) {
+    const std::size_t i = cb.body;
+    const Vec12& dq = y[i];
+    for (int a = 0; a < cb.rows; ++a) {
+      const double lambda = (cb.c[a] + cb.G.row(a).dot(dq)) / cb.alpha[a];
+      contacts[cb.row_of[a].first].lambda[cb.row_of[a].second] = lambda;
+    }
+    bool changed = false;
+    for (std::uint32_t k = cb.begin; k < cb.end; ++k) {
+      Contact& c = contacts[k];
+      const Mat3 Ac = detail::affine_A(q[c.collider]);
+      const Vec3 n = Ac * c.nc;
+      if (!c.active) {
+        // Would the point penetrate at the end of this iteration?
+        const Vec3 x_end = detail::point(Vec12(q[i] + dq), c.p);
+        const double gap = n.dot(x_end - detail::point(q[c.collider], c.pc));
+        if (gap < 0 && !last_pass) {
+          c.active = true;
+          c.sliding = false;
+          changed = true;
+        }
+        continue;
+      }
+      const double push = -c.lambda[0];
+      if (push < 0) {  // pulls: release
+        if (!last_pass) {
+          c.active = false;
+          c.sliding = false;
+          c.lambda[0] = c.lambda[1] = c.lambda[2] = 0;
+          changed = true;
+        }
+        continue;
+      }
+      if (c.mu <= 0) continue;
+      const double lt = std::hypot(c.lambda[1], c.lambda[2]);
+      const double bound = c.mu * push;
+      if (!c.sliding && lt > bound * (1 + 1e-9)) {
+        c.sliding = true;
+        changed = true;
+      }
+      if (c.sliding) {  // on the cone, along the direction of the sticking force
+        const double s = lt > 0 ? bound / lt : 0.0;
+        c.lambda[1] *= s;
+        c.lambda[2] *= s;
+      }
+    }
+    if (changed) {
+      contact_operator(cb);
+      any_change = true;
+    }
+  }
+  return any_change;
+}
+
+Mat3 World::Impl::contact_point_block(std::size_t i, const Vec3& p1, const Vec3& p2) const {
+  const ContactBody& cb = contact_bodies[contact_of[i]];
+  auto JV = [&](const Vec3& p) {
+    Eigen::Matrix<double, 3, Eigen::Dynamic> m(3, cb.rows);
+    for (int a = 0; a < cb.rows; ++a) m.col(a) = detail::point(cb.V.col(a), p);
+    return m;
+  };
+  const auto j1 = JV(p1);
+  return j1 * cb.S_inv * (&p1 == &p2 ? j1 : JV(p2)).transpose();
+}
+
+Mat3 World::Impl::correction_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) const {
+  Mat3 m = geo[i] >= 0 ? geo_body_block(i, p1, p2) : Mat3::Zero();
+  if (!contact_of.empty() && contact_of[i] >= 0 && contact_bodies[contact_of[i]].rows > 0) {
+    const Mat3& R = rot[i];
+    m += R.transpose() * contact_point_block(i, p1, p2) * R;
+  }
+  return m;
+}
+
+void World::Impl::contact_stats() {
+  stats.contacts = 0;
+  stats.max_penetration = 0;
+  for (const auto& c : contacts) {
+    if (!c.active) continue;
+    ++stats.contacts;
+    const Vec3 n = detail::affine_A(q[c.collider]) * c.nc;
+    const double gap = n.dot(detail::point(q[c.body], c.p) - detail::point(q[c.collider], c.pc));
+    stats.max_penetration = std::max(stats.max_penetration, -gap);
+  }
+}
+
+// An impact (a contact that became active this step) is inelastic: the implicit-Euler
+// velocity u / h of the step still holds the approach, so its component into the collider at
+// the new contact points is removed by a mass-weighted projection,
+//   v <- v - M^{-1} G^T (G M^{-1} G^T)^{-1} G v   over the rows with G v < 0.
+void World::Impl::contact_impact_velocities() {
+  for (const auto& cb : contact_bodies) {
+    const std::size_t i = cb.body;
+    if (!impact[i]) continue;
+    const auto& B = bodies[i];
+    std::vector<Vec12> rows;
+    for (std::uint32_t k = cb.begin; k < cb.end; ++k) {
+      const Contact& c = contacts[k];
+      if (!c.active) continue;
+      const Vec3 n = detail::affine_A(q[c.collider]) * c.nc;
+      const double vn = n.dot(detail::point(qdot[i], c.p) - detail::point(qdot[c.collider], c.pc));
+      if (vn < 0) rows.push_back(detail::grad_point(c.p, n));
+    }
+    const int r = static_cast<int>(rows.size());
+    if (r == 0) continue;
+    auto minv = [&](const Vec12& g) {
+      Vec12 x;
+      for (int k = 0; k < 3; ++k) x.segment<3>(3 * k) = g.segment<3>(3 * k) / B.sigma[k];
+      x.tail<3>() = g.tail<3>() / B.mass;
+      return x;
+    };
+    Eigen::MatrixXd S(r, r);
+    Eigen::VectorXd b(r);
+    for (int a = 0; a < r; ++a) {
+      const Vec12 ma = minv(rows[a]);
+      for (int c = 0; c < r; ++c) S(a, c) = rows[c].dot(ma);
+      b[a] = rows[a].dot(qdot[i]);
+    }
+    S.diagonal() *= 1 + 1e-9;  // coplanar points: keep the projection defined
+    const Eigen::VectorXd lambda = S.ldlt().solve(b);
+    for (int a = 0; a < r; ++a) qdot[i] -= minv(rows[a]) * lambda[a];
+  }
+}
+
+// ---- Public queries ----------------------------------------------------------------------
+
+std::vector<ContactInfo> World::contacts() const {
+  const Impl& w = *impl_;
+  std::vector<ContactInfo> out;
+  for (const auto& c : w.contacts) {
+    if (!c.active) continue;
+    const Mat3 Ac = detail::affine_A(w.q[c.collider]);
+    const Vec3 n = Ac * c.nc, t1 = Ac * c.t1c, t2 = Ac * c.t2c;
+    ContactInfo info;
+    info.body = BodyId{c.body};
+    info.collider = BodyId{c.collider};
+    info.point = detail::point(w.q[c.body], c.p);
+    info.normal = n;
+    info.depth = -n.dot(info.point - detail::point(w.q[c.collider], c.pc));
+    info.force = -(c.lambda[0] * n + c.lambda[1] * t1 + c.lambda[2] * t2);
+    info.sliding = c.sliding;
+    out.push_back(info);
+  }
+  return out;
+}
+
+void World::exclude_collision(BodyId a, BodyId b) {
+  impl_->check_id(a);
+  impl_->check_id(b);
+  impl_->collision.exclude_pair(a.index, b.index);
+}
+
+}  // namespace mabd
