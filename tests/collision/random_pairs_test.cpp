@@ -48,12 +48,40 @@ std::vector<ShapeDef> collider_shapes() {
           mesh_shape(cube_mesh(0.6))};
 }
 
+double point_segment_distance(const Vec3& p, const Vec3& a, const Vec3& b) {
+  const Vec3 d = b - a;
+  const double t = std::clamp((p - a).dot(d) / d.squaredNorm(), 0.0, 1.0);
+  return (p - a - t * d).norm();
+}
+
+double point_triangle_distance(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const Vec3 n = (b - a).cross(c - a).normalized();
+  const Vec3 q = p - n.dot(p - a) * n;
+  const bool inside = n.dot((b - a).cross(q - a)) >= 0 && n.dot((c - b).cross(q - b)) >= 0 &&
+                      n.dot((a - c).cross(q - c)) >= 0;
+  if (inside) return std::abs(n.dot(p - a));
+  return std::min({point_segment_distance(p, a, b), point_segment_distance(p, b, c),
+                   point_segment_distance(p, c, a)});
+}
+
+/// Height of an open height-field mesh under (x, y); NaN outside it.
+double mesh_height(const TriangleMesh& m, double x, double y) {
+  for (const auto& t : m.triangles) {
+    const Vec3 &a = m.vertices[t[0]], &b = m.vertices[t[1]], &c = m.vertices[t[2]];
+    const double det = (b.x() - a.x()) * (c.y() - a.y()) - (c.x() - a.x()) * (b.y() - a.y());
+    const double u = ((x - a.x()) * (c.y() - a.y()) - (c.x() - a.x()) * (y - a.y())) / det;
+    const double v = ((b.x() - a.x()) * (y - a.y()) - (x - a.x()) * (b.y() - a.y())) / det;
+    if (u >= 0 && v >= 0 && u + v <= 1) return a.z() + u * (b.z() - a.z()) + v * (c.z() - a.z());
+  }
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
 /// Points on the surface of a shape (its frame): faces on a grid, edges and rims densely
 /// (the nearest points of two shapes are often on them). Planes and open meshes: none.
 std::vector<Vec3> surface_samples(const ShapeDef& s) {
   constexpr double kPi = std::numbers::pi;
   std::vector<Vec3> out;
-  const int n = 40, dense = 1000;
+  const int n = 30, dense = 400;
   auto grid = [&](auto&& f) {
     for (int i = 0; i <= n; ++i) {
       for (int j = 0; j <= n; ++j) f(double(i) / n, double(j) / n);
@@ -88,7 +116,7 @@ std::vector<Vec3> surface_samples(const ShapeDef& s) {
     }
   } else if (s.type == ShapeType::Sphere || s.type == ShapeType::Capsule) {
     const double hl = s.type == ShapeType::Capsule ? 0.5 * s.length : 0;
-    const int m = 80;  // latitude-longitude
+    const int m = 50;  // latitude-longitude
     for (int i = 0; i <= m; ++i) {
       for (int j = 0; j < 2 * m; ++j) {
         const double th = kPi * i / m, ph = kPi * j / m;
@@ -99,6 +127,18 @@ std::vector<Vec3> surface_samples(const ShapeDef& s) {
               Vec3(s.radius * std::cos(ph), s.radius * std::sin(ph), (2.0 * i / m - 1) * hl));
         }
       }
+    }
+  } else if (s.type == ShapeType::Mesh) {  // an open mesh: its triangles and their edges
+    for (const auto& t : s.mesh.triangles) {
+      const Vec3 &a = s.mesh.vertices[t[0]], &b = s.mesh.vertices[t[1]], &c = s.mesh.vertices[t[2]];
+      grid([&](double u, double v) {
+        if (u + v <= 1) out.push_back(a + u * (b - a) + v * (c - a));
+      });
+      line([&](double u) {
+        out.push_back(a + u * (b - a));
+        out.push_back(b + u * (c - b));
+        out.push_back(c + u * (a - c));
+      });
     }
   } else if (s.type == ShapeType::Cylinder) {
     const double hl = 0.5 * s.length;
@@ -117,7 +157,7 @@ std::vector<Vec3> surface_samples(const ShapeDef& s) {
   return out;
 }
 
-/// Signed distance (m) from p (the shape's frame) to a solid shape; NaN for an open mesh.
+/// Signed distance (m) from p (the shape's frame) to a solid shape; unsigned to an open mesh.
 double shape_distance(const ShapeDef& s, const Vec3& p) {
   auto box = [](const Vec3& h, const Vec3& q) {
     const Vec3 d = q.cwiseAbs() - h;
@@ -140,20 +180,32 @@ double shape_distance(const ShapeDef& s, const Vec3& p) {
     }
     case ShapeType::Mesh:
       if (s.mesh.triangles.size() == 12) return box(Vec3(s.mesh.vertices[7]), p);  // cube
-      break;
+      {
+        double d = std::numeric_limits<double>::infinity();
+        for (const auto& t : s.mesh.triangles) {
+          const Vec3 &a = s.mesh.vertices[t[0]], &b = s.mesh.vertices[t[1]],
+                     &c = s.mesh.vertices[t[2]];
+          const Vec3 centre = (a + b + c) / 3;
+          const double reach =
+              std::max({(a - centre).norm(), (b - centre).norm(), (c - centre).norm()});
+          if ((p - centre).norm() - reach < d) d = std::min(d, point_triangle_distance(p, a, b, c));
+        }
+        return d;
+      }
   }
   return std::numeric_limits<double>::quiet_NaN();
 }
 
 /// Upper bound of the distance between two shapes at the given poses: the least distance
 /// from either's samples to the other.
-double sampled_distance(const ShapeDef& a, const Pose& pa, const ShapeDef& b, const Pose& pb) {
+double sampled_distance(const ShapeDef& a, const std::vector<Vec3>& samples_a, const Pose& pa,
+                        const ShapeDef& b, const std::vector<Vec3>& samples_b, const Pose& pb) {
   double d = std::numeric_limits<double>::infinity();
-  for (const Vec3& q : surface_samples(a)) {
+  for (const Vec3& q : samples_a) {
     d = std::min(d, shape_distance(b, pb.orientation.conjugate() *
                                           (pa.orientation * q + pa.position - pb.position)));
   }
-  for (const Vec3& q : surface_samples(b)) {
+  for (const Vec3& q : samples_b) {
     d = std::min(d, shape_distance(a, pa.orientation.conjugate() *
                                           (pb.orientation * q + pb.position - pa.position)));
   }
@@ -179,8 +231,12 @@ TEST(RandomPairs, InvariantsHoldForEveryPairType) {
   const double margin = 0.2;
   const auto bodies = body_shapes();
   const auto colliders = collider_shapes();
+  std::vector<std::vector<Vec3>> body_samples, collider_samples;
+  for (const auto& b : bodies) body_samples.push_back(surface_samples(b));
+  for (const auto& c : colliders) collider_samples.push_back(surface_samples(c));
   std::size_t total_points = 0;
   std::size_t checked = 0;
+  std::vector<std::size_t> checked_per_collider(colliders.size(), 0);
   for (std::size_t ci = 0; ci < colliders.size(); ++ci) {
     for (std::size_t bi = 0; bi < bodies.size(); ++bi) {
       for (int trial = 0; trial < 40; ++trial) {
@@ -214,19 +270,34 @@ TEST(RandomPairs, InvariantsHoldForEveryPairType) {
         total_points += c.size();
 
         // Deepest gap against the sampled reference, for separated shapes.
-        const double reference =
-            sampled_distance(bodies[bi], s.poses[1], colliders[ci], s.poses[0]);
+        if (colliders[ci].type == ShapeType::Mesh && colliders[ci].mesh.triangles.size() != 12) {
+          // The terrain (at the identity pose) has one side: only bodies wholly above it.
+          bool above = true;
+          for (const Vec3& q : body_samples[bi]) {
+            const Vec3 w = s.poses[1].orientation * q + s.poses[1].position;
+            const double h = mesh_height(colliders[ci].mesh, w.x(), w.y());
+            above = above && !std::isnan(h) && w.z() > h;
+            if (!above) break;
+          }
+          if (!above) continue;
+        }
+        const double reference = sampled_distance(bodies[bi], body_samples[bi], s.poses[1],
+                                                  colliders[ci], collider_samples[ci], s.poses[0]);
         if (std::isnan(reference) || reference < 0.005 || reference > margin - 0.01) continue;
         ASSERT_FALSE(c.empty()) << "missed contact at distance " << reference;
         double deepest = c[0].gap;
         for (const auto& x : c) deepest = std::min(deepest, x.gap);
         EXPECT_LE(deepest, reference + 1e-7);
         ++checked;
+        ++checked_per_collider[ci];
       }
     }
   }
   EXPECT_GT(total_points, 300u);  // the poses do produce contacts
   EXPECT_GT(checked, 50u);
+  for (std::size_t ci = 0; ci < colliders.size(); ++ci) {
+    EXPECT_GT(checked_per_collider[ci], 2u) << "collider " << ci << ": too few checked poses";
+  }
 }
 
 }  // namespace
