@@ -80,6 +80,7 @@ SurfacePoint on_cylinder(double r, double h, const Vec3& p) {
   return sp;
 }
 
+/// Convex hull: inside, the nearest face plane; outside, the nearest point of its faces.
 SurfacePoint on_hull(const MeshData& m, const Vec3& p) {
   SurfacePoint sp;
   sp.distance = -std::numeric_limits<double>::infinity();
@@ -92,6 +93,19 @@ SurfacePoint on_hull(const MeshData& m, const Vec3& p) {
     }
   }
   sp.point = p - sp.distance * sp.normal;
+  if (sp.distance <= 0) return sp;
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& t : m.hull_triangles) {
+    const Vec3 q =
+        closest_on_triangle(p, m.vertices[t[0]], m.vertices[t[1]], m.vertices[t[2]]).point;
+    const double d2 = (p - q).squaredNorm();
+    if (d2 < best) {
+      best = d2;
+      sp.point = q;
+    }
+  }
+  sp.distance = std::sqrt(best);
+  if (sp.distance > 0) sp.normal = (p - sp.point) / sp.distance;
   return sp;
 }
 

@@ -13,9 +13,9 @@ struct SurfacePoint {
   Vec3 normal = Vec3::UnitZ();  ///< unit outward normal there: (p - point) / distance
 };
 
-/// `p` in the frame of `s`: box, sphere, capsule and cylinder exactly; a mesh (a dynamic
-/// body's convex hull) through its face planes: exact inside and when the nearest feature is
-/// a face, a lower bound of the distance near its edges and vertices.
+/// `p` in the frame of `s`, exactly: box, sphere, capsule, cylinder, a dynamic mesh (its
+/// convex hull: the nearest face plane inside, the nearest face point outside) and a plane
+/// (the half-space z <= 0).
 SurfacePoint closest_on_surface(const Primitive& s, const Vec3& p);
 
 /// Where on a triangle the closest point lies.

@@ -6,6 +6,10 @@
 // collide with some collider (group/mask), a plane test per plane and one box test against
 // the tree root (a tree descent only near colliders); nothing is allocated once the buffers
 // have grown. Identical geometries are stored once (bodies refer to them by index).
+//
+// Colliders: a primitive's world box enters the tree at the first detect (add_body has no
+// pose) and moves only when its body's pose changes, so static bodies are inserted once and
+// kinematic ones updated as they move. Lengths in m; poses are those of the user frames.
 #include "collision/collision_world.h"
 
 #include <algorithm>

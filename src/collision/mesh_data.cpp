@@ -22,27 +22,34 @@ void build_hull(MeshData& m) {
     centroid += m.vertices[m.hull_vertices[i]];
   }
   centroid /= double(std::max<std::size_t>(1, m.hull_vertices.size()));
+  std::vector<int> loop;
   for (int f = 0; f < hull.faces.size(); ++f) {
-    // Newell's normal of the face polygon (its edges run counter-clockwise).
+    // The face polygon (its edges run counter-clockwise), in the input's own coordinates.
     const btConvexHullComputer::Edge* first = &hull.edges[hull.faces[f]];
     const btConvexHullComputer::Edge* e = first;
+    loop.clear();
+    do {
+      loop.push_back(m.hull_vertices[e->getSourceVertex()]);
+      e = e->getNextEdgeOfFace();
+    } while (e != first && loop.size() < m.hull_vertices.size());
+    // Newell's normal.
     Vec3 normal = Vec3::Zero();
     Vec3 point = Vec3::Zero();
-    int count = 0;
-    do {
-      const btVector3& a = hull.vertices[e->getSourceVertex()];
-      const btVector3& b = hull.vertices[e->getTargetVertex()];
+    for (std::size_t k = 0; k < loop.size(); ++k) {
+      const Vec3& a = m.vertices[loop[k]];
+      const Vec3& b = m.vertices[loop[(k + 1) % loop.size()]];
       normal += Vec3((a.y() - b.y()) * (a.z() + b.z()), (a.z() - b.z()) * (a.x() + b.x()),
                      (a.x() - b.x()) * (a.y() + b.y()));
-      point += Vec3(a.x(), a.y(), a.z());
-      ++count;
-      e = e->getNextEdgeOfFace();
-    } while (e != first && count < 1 << 20);
+      point += a;
+    }
     if (normal.norm() <= 0) continue;
     normal.normalize();
-    point /= count;
+    point /= double(loop.size());
     if (normal.dot(centroid - point) > 0) normal = -normal;  // outward
     m.hull_planes.emplace_back(normal.x(), normal.y(), normal.z(), normal.dot(point));
+    for (std::size_t k = 1; k + 1 < loop.size(); ++k) {
+      m.hull_triangles.push_back({loop[0], loop[k], loop[k + 1]});
+    }
   }
   auto shape = std::make_shared<btConvexHullShape>();
   for (int v : m.hull_vertices) {

@@ -23,9 +23,10 @@ struct MeshData {
   Vec3 upper = Vec3::Zero();
 
   // Dynamic meshes: the convex hull.
-  std::vector<int> hull_vertices;                 ///< indices into `vertices`
-  std::vector<Eigen::Vector4d> hull_planes;       ///< (unit outward normal, offset): n.x = d
-  std::shared_ptr<btConvexHullShape> hull_shape;  ///< zero-margin hull for GJK
+  std::vector<int> hull_vertices;                  ///< indices into `vertices`
+  std::vector<Eigen::Vector4d> hull_planes;        ///< (unit outward normal, offset): n.x = d
+  std::vector<std::array<int, 3>> hull_triangles;  ///< hull faces as fans, into `vertices`
+  std::shared_ptr<btConvexHullShape> hull_shape;   ///< zero-margin hull for GJK
 
   // Static and kinematic meshes: the triangles.
   std::vector<Vec3> normals;                  ///< unit ccw normal per triangle (0: degenerate)
