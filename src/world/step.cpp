@@ -65,6 +65,7 @@ void World::step() {
 void World::Impl::advance(bool trial) {
   q_prev = q;
   impact.assign(bodies.size(), 0);
+  limit_smooth.clear();
   predict();
   move_kinematic();
   int iterations = 0;
@@ -138,22 +139,14 @@ void World::Impl::consistent_start() {
   // Trial steps change only q, the step scratch and qddot (advance(true) skips finish_step):
   // velocities, loads, targets and joint state need no copies; q^n comes back from q_prev.
   const std::vector<Vec12> acc0 = acc;  // equal to qddot before the first step
-  const double h = settings.dt, bh2 = beta_h2();
-  const Alpha p = alpha();
   for (int pass = 0; pass < 4; ++pass) {
     advance(/*trial=*/true);
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       if (!bodies[i].dynamic()) continue;
-      // End-of-step acceleration and velocity as finish_step would set them.
-      Vec12 qdd_new, v_new;
-      if (impact[i]) {
-        qdd_new = minv_fext(i);
-        v_new = u[i] / h;
-      } else {
-        qdd_new = (u[i] - d_hat(i)) / bh2 + minv_fext(i);
-        const Vec12 a_new = ((1 - p.af) * qdd_new + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
-        v_new = qdot[i] + h * ((1 - p.gamma) * acc[i] + p.gamma * a_new);
-      }
+      // End-of-step acceleration and velocity as finish_step would set them (before the
+      // impact projection: the acceleration is the smooth one either way).
+      Vec12 qdd_new, a_new, v_new;
+      alpha_update(i, qdd_new, a_new, v_new);
       const Vec3 w1 = detail::twist_of(q[i], v_new).angular;
       const Vec12 joint_part =
           qdd_new - detail::rigid_acceleration(q[i], bodies[i].sigma, w1, minv_fext(i).tail<3>());
@@ -446,24 +439,42 @@ void World::Impl::check_state() const {
 //     (1 - am) a' + am a = (1 - af) qddot' + af qddot,
 //     qdot' = qdot + h ((1 - gamma) a + gamma a');
 //   implicit Euler: qdot' = (q' - q) / h.
-// A body stopped by a limit takes the implicit Euler velocity (an inelastic impact) so that
-// the second-order scheme does not reflect it.
-void World::Impl::finish_step() {
-  const double h = settings.dt, bh2 = beta_h2();
-  const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
+// Limits (nonsmooth generalized-alpha, Chen, Acary, Virlez and Bruls 2013): a limit force
+// is an impulse, not an acceleration. The step's positions keep it (the limit holds), but
+// qddot' and a' are those of the step without it (limit_smooth: the same step with the limit
+// rows released, so without the joint forces that carried their push through the component
+// either; see dual.cpp), and the rigid motion of the components held by a limit is then
+// projected onto the joints and the active limits in the metric of the rigid inertia
+// (impact_projection): an inelastic impact, which can only remove kinetic energy. Fed to
+// the second-order update, the
+// impulse would bounce the body back at up to its approach speed (gamma / beta ~ 2). Taken
+// as an implicit Euler velocity (q' - q) / h of the impacted bodies with their acceleration
+// memory reset (the former treatment), it weighted every other force on them by beta' ~ 0.26
+// in their velocities (their elasticity 4 times softer than in their positions) and broke
+// the momentum balance with their generalized-alpha neighbours: energy came and went with
+// the step size.
+void World::Impl::alpha_update(std::size_t i, Vec12& qdd, Vec12& a, Vec12& v) const {
+  const double h = settings.dt;
   const Alpha p = alpha();
+  const Vec12& u_smooth = limit_smooth.empty() ? u[i] : limit_smooth[i];
+  qdd = (u_smooth - d_hat(i)) / beta_h2() + minv_fext(i);
+  a = ((1 - p.af) * qdd + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
+  v = qdot[i] + h * ((1 - p.gamma) * acc[i] + p.gamma * a);
+}
+
+void World::Impl::finish_step() {
+  const double h = settings.dt;
+  const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
-    const bool impacted = i < impact.size() && impact[i];
-    if (b.dynamic() && (euler || impacted)) {
-      // After an impact the acceleration memory restarts from the free acceleration.
+    if (b.dynamic() && euler) {  // a limit impact is inelastic by itself
       const Vec12 v_new = u[i] / h;
-      qddot[i] = acc[i] = euler ? Vec12((v_new - qdot[i]) / h) : minv_fext(i);
+      qddot[i] = acc[i] = (v_new - qdot[i]) / h;
       qdot[i] = v_new;
     } else if (b.dynamic()) {
-      const Vec12 qdd_new = (u[i] - d_hat(i)) / bh2 + minv_fext(i);
-      const Vec12 a_new = ((1 - p.af) * qdd_new + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
-      qdot[i] += h * ((1 - p.gamma) * acc[i] + p.gamma * a_new);
+      Vec12 qdd_new, a_new, v_new;
+      alpha_update(i, qdd_new, a_new, v_new);
+      qdot[i] = v_new;
       acc[i] = a_new;
       qddot[i] = qdd_new;
     } else if (b.info.kind == BodyKind::Kinematic) {
@@ -472,6 +483,7 @@ void World::Impl::finish_step() {
     force[i].setZero();
     torque[i].setZero();
   }
+  if (!euler && !limit_smooth.empty()) impact_projection();
   kin_target.clear();
   ++steps;
   time = static_cast<double>(steps) * settings.dt;  // no accumulated round-off

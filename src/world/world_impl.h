@@ -251,9 +251,21 @@ struct World::Impl {
   bool solve_sparse_components(const std::vector<int>& index, const Eigen::VectorXd& rhs,
                                Eigen::VectorXd& sol);
   void tree_solve(const detail::TreeComponent& comp, Eigen::Ref<Eigen::MatrixXd> v) const;
-  /// Bodies held by an active limit during this step (an inelastic impact: implicit Euler
-  /// velocities).
+  /// Bodies held by an active limit row at the end of the last dual solve.
   std::vector<char> impact;
+  /// The step's displacement q - q^n without its active limit rows (dual.cpp), empty while
+  /// none is active; limit_smooth_set identifies the active set it was computed for.
+  /// Generalized-alpha takes its accelerations from it; the limits act on the velocities
+  /// through impact_projection (finish_step).
+  std::vector<Vec12> limit_smooth;
+  std::uint64_t limit_smooth_set = 0;
+  /// End-of-step generalized-alpha acceleration qddot, pseudo-acceleration a and velocity v
+  /// of dynamic body i from the smooth part of its step.
+  void alpha_update(std::size_t i, Vec12& qdd, Vec12& a, Vec12& v) const;
+  /// Inelastic limit impacts (impact.cpp): projects the rigid motion of the components held
+  /// by an active limit row onto the joints and the active limits (rigid-inertia metric).
+  void impact_projection();
+  detail::SparseDualSolver impact_solver;
 
   void check_id(BodyId id) const;
   void check_joint(JointId id) const;
