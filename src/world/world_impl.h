@@ -15,6 +15,7 @@
 #include "solvers/iterative_dual.h"
 #include "solvers/sparse_dual.h"
 #include "solvers/tree_plan.h"
+#include "world/loop_guard.h"
 #include "mabd/world.h"
 
 namespace mabd {
@@ -266,6 +267,7 @@ struct World::Impl {
   /// by an active limit row onto the joints and the active limits (rigid-inertia metric).
   void impact_projection();
   detail::SparseDualSolver impact_solver;
+  detail::LoopGuard loop_guard;  ///< Newton iterations on joint loops (advance)
 
   void check_id(BodyId id) const;
   void check_joint(JointId id) const;
