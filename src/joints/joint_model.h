@@ -28,6 +28,9 @@ struct JointExtras {
   std::optional<ConeLimits> cone;
   std::optional<JointSpring> spring;
   std::optional<JointDrive> drive;
+  /// Principal second moments (kg m^2) of bodies a and b (ones for a side that cannot move):
+  /// the weights of the rigid frames the limits act on (extra_rows).
+  Vec3 sigma_a = Vec3::Ones(), sigma_b = Vec3::Ones();
 };
 
 struct JointModel {
@@ -78,7 +81,10 @@ bool joint_coordinate(const JointModel& j, const Vec12& qa, const Vec12& qb, dou
 void twist_angle(const JointModel& j, const Vec12& qa, const Vec12& qb, double near, double& value,
                  Vec12& ga, Vec12& gb);
 
-/// Rows of limits, springs and drives at the current iterate (joint_extras.cpp).
+/// Rows of limits, springs and drives at the current iterate (joint_extras.cpp). Springs and
+/// drives act on the joint coordinate of the bodies' material axes (joint_coordinate);
+/// limits, which stop the bodies, on the relative orientation of their rigid frames (the
+/// mass-weighted best-fit rotations polar(A diag(sigma)), see joint_extras.cpp).
 /// `coord_start` is the joint coordinate at the start of the step, h the time step (s).
 void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
                 std::vector<Row>& out);

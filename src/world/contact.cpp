@@ -315,7 +315,7 @@ void World::Impl::contact_stats() {
 void World::Impl::contact_impact_velocities() {
   for (const auto& cb : contact_bodies) {
     const std::size_t i = cb.body;
-    if (!impact[i]) continue;
+    if (contact_impact.empty() || !contact_impact[i]) continue;
     const auto& B = bodies[i];
     std::vector<Vec12> rows;
     for (std::uint32_t k = cb.begin; k < cb.end; ++k) {

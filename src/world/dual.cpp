@@ -3,7 +3,9 @@
 //   dq = H^{-1} (f - G^T lambda).
 // H^{-1} is applied body by body with the pre-factored Hb (never a 12M x 12M matrix). Limit
 // rows enter only while violated and pushing; drive rows whose force exceeds their limit are
-// held at the limit (an active-set loop of a few passes).
+// held at the limit (an active-set loop of a few passes). With limits active, generalized-
+// alpha also needs the step without them (limit_smooth): one more solve with those rows
+// released, once per active set and step.
 #include <cmath>
 
 #include "body/affine.h"
@@ -145,7 +147,8 @@ void World::Impl::dual_solve() {
   auto& index = dual_scratch.index;
   index.resize(n);
   Eigen::VectorXd& sol = dual_scratch.sol;
-  for (int pass = 0; pass < 6; ++pass) {
+  // Multipliers and increment y for the rows of the current active set.
+  auto solve_active_set = [&] {
     int m = 0;
     std::uint64_t pattern = 1469598103934665603ull;
     for (int r = 0; r < n; ++r) {
@@ -218,6 +221,9 @@ void World::Impl::dual_solve() {
         y[i] -= solve_body(i, f);
       }
     }
+  };
+  for (int pass = 0; pass < 6; ++pass) {
+    solve_active_set();
     if (!inequalities) break;  // equality rows only: nothing to test
     bool changed = false;
     for (int r = 0; r < n; ++r) {
@@ -251,12 +257,43 @@ void World::Impl::dual_solve() {
     if (!changed) break;
   }
   impact.assign(bodies.size(), 0);
+  std::vector<int> limits_on;
+  std::uint64_t limit_set = 1469598103934665603ull;
   for (int r = 0; inequalities && r < n; ++r) {
     if (!(rows[r].kind == RowKind::Lower && state[r] == State::Active)) continue;
     const auto& j = joints[row_joint[r]];
     if (j.a >= 0) impact[j.a] = 1;
     if (j.b >= 0) impact[j.b] = 1;
+    limits_on.push_back(r);
+    limit_set = fnv(limit_set, r);
   }
+  if (limits_on.empty()) {  // no limit holds (any more)
+    limit_smooth.clear();
+    return;
+  }
+  // The step without the limits (nonsmooth generalized-alpha, finish_step): this iterate plus
+  // the increment of the same solve with the limit rows released, every other row as it
+  // ended (the joint forces that carry the limit's push through the component drop out with
+  // it). Taken in the first iteration that has this active set, from an iterate the limits
+  // have not moved yet: later iterates carry the limits' push, its stress (whose geometric
+  // stiffness would shrink a released increment from there) and the corrections of its
+  // linearised rotation.
+  if (settings.time_integration == TimeIntegration::ImplicitEuler) return;  // inelastic as is
+  if (!limit_smooth.empty() && limit_set == limit_smooth_set) return;
+  const std::vector<double> lambda_limits = lambda;
+  std::vector<Vec12> y_limits = y;
+  for (int r : limits_on) state[r] = State::Inactive;
+  const StepStats kept = stats;  // the step reports the solve that moved it
+  solve_active_set();
+  stats = kept;
+  for (int r : limits_on) state[r] = State::Active;  // the active set of the step
+  limit_smooth.resize(bodies.size());
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (bodies[i].dynamic()) limit_smooth[i] = u[i] + y[i];
+  }
+  limit_smooth_set = limit_set;
+  y.swap(y_limits);
+  lambda = lambda_limits;
 }
 
 }  // namespace mabd

@@ -116,8 +116,11 @@ JointId World::add_joint(const JointDef& def) {
   j.a = a;
   j.b = b;
   if (def.limits || def.cone || def.spring || def.drive) {
-    j.ex = std::make_shared<const detail::JointExtras>(
-        detail::JointExtras{def.limits, def.cone, def.spring, def.drive});
+    auto sigma = [&](int body) {
+      return body >= 0 && w.bodies[body].dynamic() ? w.bodies[body].sigma : Vec3(Vec3::Ones());
+    };
+    j.ex = std::make_shared<const detail::JointExtras>(detail::JointExtras{
+        def.limits, def.cone, def.spring, def.drive, sigma(a), sigma(b)});
   }
   j.compliance = def.compliance;
   j.base_rows = rows_of_type(def.type);

@@ -14,11 +14,13 @@
 #include "body/elasticity.h"
 #include "body/rotation.h"
 #include "mabd/error.h"
+#include "solvers/topology.h"
 #include "world/world_impl.h"
 
 namespace mabd {
 
 using detail::block;
+using detail::LoopGuard;
 
 namespace {
 
@@ -53,6 +55,26 @@ Vec12 rigid_prediction(const Vec12& q, const Vec12& qdot, double h) {
   return detail::make_q(dR * detail::affine_A(q), h * tw.linear);
 }
 
+/// Dynamic bodies of the components whose joints close a loop between bodies (more joints
+/// between dynamic bodies than bodies minus one). A chain closed only through the world or a
+/// static body (block-tridiagonal dual, the paper's large chains) does not count.
+std::vector<std::uint32_t> loop_bodies(const std::vector<detail::BodyModel>& bodies,
+                                       const std::vector<detail::JointModel>& joints) {
+  std::vector<char> movable(bodies.size());
+  for (std::size_t i = 0; i < bodies.size(); ++i) movable[i] = bodies[i].dynamic();
+  std::vector<detail::Edge> edges;
+  edges.reserve(joints.size());
+  for (const auto& j : joints) edges.push_back({j.a, j.b});
+  auto moves = [&](int body) { return body >= 0 && movable[body]; };
+  std::vector<std::uint32_t> out;
+  for (const auto& c : detail::analyse_topology(bodies.size(), movable, edges)) {
+    std::size_t internal = 0;
+    for (std::uint32_t j : c.joints) internal += moves(edges[j].a) && moves(edges[j].b);
+    if (internal >= c.bodies.size()) out.insert(out.end(), c.bodies.begin(), c.bodies.end());
+  }
+  return out;
+}
+
 }  // namespace
 
 void World::step() {
@@ -74,26 +96,69 @@ void World::Impl::advance(bool trial) {
   {
     const auto t0 = Clock::now();
     detect_contacts();
+    contact_impact.assign(contact_bodies.empty() ? 0 : bodies.size(), 0);
     stats.detect_ms = ms_since(t0);
   }
+  limit_smooth.clear();
   predict();
   move_kinematic();
+  LoopGuard& guard = loop_guard;
+  if (guard.joints_seen != joints.size() || guard.bodies_seen != bodies.size()) {
+    guard.bodies = loop_bodies(bodies, joints);
+    guard.joints_seen = joints.size();
+    guard.bodies_seen = bodies.size();
+  }
   int iterations = 0;
   double residual = 0;
-  while (iterations < settings.newton_iterations) {
+  // On the loop bodies: kinetic energy at the start of the step; largest increment and work
+  // sum_i qdot_i . M_i y_i of the last iteration.
+  double loop_energy = 0, loop_last = 0, work_last = 0;
+  for (std::uint32_t i : guard.bodies) loop_energy += 0.5 * qdot[i].dot(mass_times(bodies[i], qdot[i]));
+  auto iterate = [&] {
     residual = newton_iteration();
     ++iterations;
+    loop_last = work_last = 0;
+    for (std::uint32_t i : guard.bodies) {
+      loop_last = std::max(loop_last, displacement(bodies[i], y[i]));
+      work_last += qdot[i].dot(mass_times(bodies[i], y[i]));
+    }
+  };
+  bool converged = false;
+  while (iterations < settings.newton_iterations) {
+    iterate();
     if (iterations < settings.newton_iterations && residual <= settings.tolerance &&
         constraint_residual() <= settings.tolerance) {
+      converged = true;
       break;
     }
   }
-  // Limits hold to the tolerance: a step that still violates one (its rows are nonlinear in
-  // q, linearised once per iteration) takes up to four more iterations.
-  for (int extra = 0; extra < 4 && limit_violation() > settings.tolerance; ++extra) {
-    residual = newton_iteration();
-    ++iterations;
+  // Up to four more iterations: limits hold to the tolerance (a step that still violates one,
+  // its rows nonlinear in q and linearised once per iteration, iterates again), and joint
+  // loops take one more while the remainder of the capped iterations drifts their energy
+  // (LoopGuard), or to measure that drift when due.
+  bool loop_extra = !converged && !guard.bodies.empty() && loop_last > settings.tolerance &&
+                    (guard.drift > LoopGuard::kDrift || guard.wait <= 0);
+  for (int extra = 0; extra < 4; ++extra) {
+    if (!loop_extra && !(limit_violation() > settings.tolerance)) break;
+    iterate();
+    if (!loop_extra) continue;
+    loop_extra = false;
+    // The increment just taken is the remainder the capped iterations left: stopping before
+    // it, its work on the velocities times c / h (c = gamma / beta, 1 for implicit Euler: the
+    // velocity changes by c / h times a position remainder) would have stayed in the step's
+    // energy. Per second, relative to the loops' kinetic energy, averaged over measurements.
+    const Alpha p = alpha();
+    const double h = settings.dt;
+    if (loop_energy > 0) {
+      const double drift = p.gamma / p.beta / (h * h) * std::abs(work_last) / loop_energy;
+      guard.drift += 0.125 * (drift - guard.drift);
+    }
+    guard.interval = guard.drift > LoopGuard::kDrift
+                         ? 1
+                         : std::min(2 * guard.interval, LoopGuard::kMaxInterval);
+    guard.wait = guard.interval;
   }
+  if (!trial) --guard.wait;
   try {
     check_state();
   } catch (...) {
@@ -151,22 +216,14 @@ void World::Impl::consistent_start() {
   // Trial steps change only q, the step scratch and qddot (advance(true) skips finish_step):
   // velocities, loads, targets and joint state need no copies; q^n comes back from q_prev.
   const std::vector<Vec12> acc0 = acc;  // equal to qddot before the first step
-  const double h = settings.dt, bh2 = beta_h2();
-  const Alpha p = alpha();
   for (int pass = 0; pass < 4; ++pass) {
     advance(/*trial=*/true);
     for (std::size_t i = 0; i < bodies.size(); ++i) {
       if (!bodies[i].dynamic()) continue;
-      // End-of-step acceleration and velocity as finish_step would set them.
-      Vec12 qdd_new, v_new;
-      if (impact[i]) {
-        qdd_new = minv_fext(i);
-        v_new = u[i] / h;
-      } else {
-        qdd_new = (u[i] - d_hat(i)) / bh2 + minv_fext(i);
-        const Vec12 a_new = ((1 - p.af) * qdd_new + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
-        v_new = qdot[i] + h * ((1 - p.gamma) * acc[i] + p.gamma * a_new);
-      }
+      // End-of-step acceleration and velocity as finish_step would set them (before the
+      // impact projection: the acceleration is the smooth one either way).
+      Vec12 qdd_new, a_new, v_new;
+      alpha_update(i, qdd_new, a_new, v_new);
       const Vec3 w1 = detail::twist_of(q[i], v_new).angular;
       const Vec12 joint_part =
           qdd_new - detail::rigid_acceleration(q[i], bodies[i].sigma, w1, minv_fext(i).tail<3>());
@@ -434,11 +491,12 @@ double World::Impl::newton_iteration() {
       stats.body_ms += ms_since(t0);
       if (!changed) break;
     }
-    // A new contact is an inelastic impact (implicit Euler velocities, as a limit's); lasting
-    // contact forces go through the second-order scheme like any other force.
+    // A new contact is an inelastic impact (its approach velocity is removed after the step,
+    // contact_impact_velocities); lasting contact forces go through the second-order scheme
+    // like any other force.
     for (const auto& cb : contact_bodies) {
       for (std::uint32_t k = cb.begin; k < cb.end; ++k) {
-        if (contacts[k].active && !contacts[k].was_active) impact[cb.body] = 1;
+        if (contacts[k].active && !contacts[k].was_active) contact_impact[cb.body] = 1;
       }
     }
   }
@@ -503,24 +561,42 @@ void World::Impl::check_state() const {
 //     (1 - am) a' + am a = (1 - af) qddot' + af qddot,
 //     qdot' = qdot + h ((1 - gamma) a + gamma a');
 //   implicit Euler: qdot' = (q' - q) / h.
-// A body stopped by a limit takes the implicit Euler velocity (an inelastic impact) so that
-// the second-order scheme does not reflect it.
-void World::Impl::finish_step() {
-  const double h = settings.dt, bh2 = beta_h2();
-  const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
+// Limits (nonsmooth generalized-alpha, Chen, Acary, Virlez and Bruls 2013): a limit force
+// is an impulse, not an acceleration. The step's positions keep it (the limit holds), but
+// qddot' and a' are those of the step without it (limit_smooth: the same step with the limit
+// rows released, so without the joint forces that carried their push through the component
+// either; see dual.cpp), and the rigid motion of the components held by a limit is then
+// projected onto the joints and the active limits in the metric of the rigid inertia
+// (impact_projection): an inelastic impact, which can only remove kinetic energy. Fed to
+// the second-order update, the
+// impulse would bounce the body back at up to its approach speed (gamma / beta ~ 2). Taken
+// as an implicit Euler velocity (q' - q) / h of the impacted bodies with their acceleration
+// memory reset (the former treatment), it weighted every other force on them by beta' ~ 0.26
+// in their velocities (their elasticity 4 times softer than in their positions) and broke
+// the momentum balance with their generalized-alpha neighbours: energy came and went with
+// the step size.
+void World::Impl::alpha_update(std::size_t i, Vec12& qdd, Vec12& a, Vec12& v) const {
+  const double h = settings.dt;
   const Alpha p = alpha();
+  const Vec12& u_smooth = limit_smooth.empty() ? u[i] : limit_smooth[i];
+  qdd = (u_smooth - d_hat(i)) / beta_h2() + minv_fext(i);
+  a = ((1 - p.af) * qdd + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
+  v = qdot[i] + h * ((1 - p.gamma) * acc[i] + p.gamma * a);
+}
+
+void World::Impl::finish_step() {
+  const double h = settings.dt;
+  const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
-    const bool impacted = i < impact.size() && impact[i];
-    if (b.dynamic() && (euler || impacted)) {
-      // After an impact the acceleration memory restarts from the free acceleration.
+    if (b.dynamic() && euler) {  // a limit impact is inelastic by itself
       const Vec12 v_new = u[i] / h;
-      qddot[i] = acc[i] = euler ? Vec12((v_new - qdot[i]) / h) : minv_fext(i);
+      qddot[i] = acc[i] = (v_new - qdot[i]) / h;
       qdot[i] = v_new;
     } else if (b.dynamic()) {
-      const Vec12 qdd_new = (u[i] - d_hat(i)) / bh2 + minv_fext(i);
-      const Vec12 a_new = ((1 - p.af) * qdd_new + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
-      qdot[i] += h * ((1 - p.gamma) * acc[i] + p.gamma * a_new);
+      Vec12 qdd_new, a_new, v_new;
+      alpha_update(i, qdd_new, a_new, v_new);
+      qdot[i] = v_new;
       acc[i] = a_new;
       qddot[i] = qdd_new;
     } else if (b.info.kind == BodyKind::Kinematic) {
@@ -529,6 +605,7 @@ void World::Impl::finish_step() {
     force[i].setZero();
     torque[i].setZero();
   }
+  if (!euler && !limit_smooth.empty()) impact_projection();
   kin_target.clear();
   ++steps;
   time = static_cast<double>(steps) * settings.dt;  // no accumulated round-off

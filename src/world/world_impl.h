@@ -16,6 +16,7 @@
 #include "solvers/iterative_dual.h"
 #include "solvers/sparse_dual.h"
 #include "solvers/tree_plan.h"
+#include "world/loop_guard.h"
 #include "mabd/world.h"
 
 namespace mabd {
@@ -310,9 +311,22 @@ struct World::Impl {
   /// The body-frame correction block of body i (geometric term and contacts), R^T (...) R.
   Mat3 correction_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) const;
 
-  /// Bodies held by an active limit during this step (an inelastic impact: implicit Euler
-  /// velocities).
+  /// Bodies held by an active limit row at the end of the last dual solve.
   std::vector<char> impact;
+  /// The step's displacement q - q^n without its active limit rows (dual.cpp), empty while
+  /// none is active; limit_smooth_set identifies the active set it was computed for.
+  /// Generalized-alpha takes its accelerations from it; the limits act on the velocities
+  /// through impact_projection (finish_step).
+  std::vector<Vec12> limit_smooth;
+  std::uint64_t limit_smooth_set = 0;
+  /// End-of-step generalized-alpha acceleration qddot, pseudo-acceleration a and velocity v
+  /// of dynamic body i from the smooth part of its step.
+  void alpha_update(std::size_t i, Vec12& qdd, Vec12& a, Vec12& v) const;
+  /// Inelastic limit impacts (impact.cpp): projects the rigid motion of the components held
+  /// by an active limit row onto the joints and the active limits (rigid-inertia metric).
+  void impact_projection();
+  detail::SparseDualSolver impact_solver;
+  detail::LoopGuard loop_guard;  ///< Newton iterations on joint loops (advance)
 
   void check_id(BodyId id) const;
   void check_joint(JointId id) const;
@@ -322,6 +336,7 @@ struct World::Impl {
   std::vector<Vec12> y_free;  ///< y before the dual solve (contact passes)
   void contact_stats();       ///< contacts and max_penetration of the step
   void contact_impact_velocities();  ///< inelastic impacts at new contacts (after finish_step)
+  std::vector<char> contact_impact;  ///< per body: a contact became active this step
   Vec12 joint_q(int body) const;  ///< q of a joint side; the world is [I; 0]
   /// One step without timing. A trial step (consistent_start) stops before finish_step: q
   /// holds the end of the step, q_prev the start, u and impact its scratch.
