@@ -44,6 +44,9 @@ enum class BodyKind {
   Kinematic,  ///< follows a prescribed motion, unaffected by forces
 };
 
+/// Lower-case name of a body kind as in scene files: "dynamic", "static" or "kinematic".
+const char* body_kind_name(BodyKind kind);
+
 /// Prescribed motion of a kinematic body: pose of the body's (user) frame at time t (s).
 using MotionFunction = std::function<Pose(double t)>;
 

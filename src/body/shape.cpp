@@ -2,6 +2,7 @@
 // frame) of uniform-density solids: analytic for primitives, exact polyhedral integrals for
 // closed triangle meshes.
 #include "mabd/shape.h"
+#include "mabd/body.h"
 
 #include <cmath>
 #include <map>
@@ -274,6 +275,15 @@ MassProperties compute_mass_properties(const ShapeDef& shape, double density) {
       break;
   }
   fail("shape.type is not a known shape type");
+}
+
+const char* body_kind_name(BodyKind kind) {
+  switch (kind) {
+    case BodyKind::Dynamic: return "dynamic";
+    case BodyKind::Static: return "static";
+    case BodyKind::Kinematic: return "kinematic";
+  }
+  return "unknown";
 }
 
 bool is_closed(const TriangleMesh& mesh) {

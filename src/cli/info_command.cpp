@@ -34,15 +34,6 @@ std::string vec(const Vec3& v) {
   return text;
 }
 
-const char* kind_name(BodyKind kind) {
-  switch (kind) {
-    case BodyKind::Dynamic: return "dynamic";
-    case BodyKind::Static: return "static";
-    case BodyKind::Kinematic: return "kinematic";
-  }
-  return "unknown";
-}
-
 
 /// A mesh that is not closed (allowed for static and kinematic bodies only).
 bool is_open(const ShapeDef& shape) {
@@ -336,7 +327,7 @@ int info_command(const InfoOptions& options) {
     for (std::size_t i = 0; i < scene.bodies.size() && i < n; ++i) {
       const BodyDef& def = scene.bodies[i];
       const BodyInfo& body = world.body_info(ids[i]);
-      std::string kind = kind_name(body.kind);
+      std::string kind = body_kind_name(body.kind);
       if (body.kind == BodyKind::Kinematic && def.motion) kind += " (scripted)";
       rows.push_back({std::to_string(i), body.name.empty() ? "-" : body.name, kind,
                       shape_description(def.shape), collision_description(def.collision),

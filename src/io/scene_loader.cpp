@@ -77,15 +77,6 @@ std::vector<std::string> shape_fields(ShapeType type) {
   return {};
 }
 
-const char* kind_name(BodyKind kind) {
-  switch (kind) {
-    case BodyKind::Dynamic: return "dynamic";
-    case BodyKind::Static: return "static";
-    case BodyKind::Kinematic: return "kinematic";
-  }
-  return "unknown";
-}
-
 /// Who a shape belongs to: a collider (static or kinematic body) may use a plane or an open
 /// mesh; otherwise `dynamic_note` says why the shape is a dynamic one (shown in messages).
 struct ShapeUse {
@@ -339,7 +330,7 @@ constexpr double kLoopAngleTolerance = 1e-9;
 void parse_keyframes(const Node& body, const Node& node, BodyDef& def) {
   if (def.kind != BodyKind::Kinematic) {
     node.fail(std::string("only kinematic bodies follow keyframes (this body is ") +
-              kind_name(def.kind) + "; set \"kind\": \"kinematic\")");
+              body_kind_name(def.kind) + "; set \"kind\": \"kinematic\")");
   }
   // The keyframes give the pose and the velocity at every time, t = 0 included.
   for (const char* key : {"position", "orientation", "linear_velocity", "angular_velocity"}) {

@@ -268,10 +268,8 @@ bool World::Impl::update_contacts(bool last_pass) {
         c.lambda[2] *= s;
       }
     }
-    if (changed) {
-      contact_operator(cb);
-      any_change = true;
-    }
+    cb.dirty = changed;
+    any_change |= changed;
   }
   return any_change;
 }

@@ -59,29 +59,22 @@ void validate_settings(const WorldSettings& s) {
   auto non_negative = [&](double v, const char* name) {
     if (!std::isfinite(v) || v < 0) {
       std::ostringstream m;
-      m << "wind." << name << ": must be >= 0 and finite (got " << v << ")";
+      m << name << ": must be >= 0 and finite (got " << v << ")";
       fail(m.str());
     }
   };
-  non_negative(w.density, "density");
-  non_negative(w.drag_coefficient, "drag_coefficient");
-  non_negative(w.gust, "gust");
+  non_negative(w.density, "wind.density");
+  non_negative(w.drag_coefficient, "wind.drag_coefficient");
+  non_negative(w.gust, "wind.gust");
   if (!std::isfinite(w.gust_period) || w.gust_period <= 0) {
     std::ostringstream m;
     m << "wind.gust_period: must be positive and finite (got " << w.gust_period << ")";
     fail(m.str());
   }
   const ContactSettings& c = s.contact;
-  auto contact_non_negative = [&](double v, const char* name) {
-    if (!std::isfinite(v) || v < 0) {
-      std::ostringstream m;
-      m << "contact." << name << ": must be >= 0 and finite (got " << v << ")";
-      fail(m.str());
-    }
-  };
-  contact_non_negative(c.time_constant, "time_constant");
-  contact_non_negative(c.damping_ratio, "damping_ratio");
-  contact_non_negative(c.margin, "margin");
+  non_negative(c.time_constant, "contact.time_constant");
+  non_negative(c.damping_ratio, "contact.damping_ratio");
+  non_negative(c.margin, "contact.margin");
 }
 
 }  // namespace mabd

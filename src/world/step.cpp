@@ -485,8 +485,11 @@ double World::Impl::newton_iteration() {
       const bool changed = update_contacts(pass + 1 == kContactPasses);
       if (changed) {
         if (!joints.empty()) y = y_free;
-        contact_operators();
-        if (!joints.empty()) y_free = y;
+        for (auto& cb : contact_bodies) {
+          if (!cb.dirty) continue;
+          contact_operator(cb);
+          if (!joints.empty()) y_free[cb.body] = y[cb.body];
+        }
       }
       stats.body_ms += ms_since(t0);
       if (!changed) break;

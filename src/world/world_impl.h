@@ -285,6 +285,7 @@ struct World::Impl {
     Eigen::Matrix<double, Eigen::Dynamic, 12> G;   ///< row gradients
     Vec12 f = Vec12::Zero();                       ///< the body's right-hand side
     std::vector<std::pair<int, int>> row_of;       ///< (contact, 0 normal / 1-2 tangent)
+    bool dirty = false;                            ///< its sets changed: rebuild the operator
   };
   std::vector<ContactBody> contact_bodies;
   std::vector<std::int32_t> contact_of;  ///< per body: index in contact_bodies, or -1
@@ -303,7 +304,8 @@ struct World::Impl {
   void contact_operator(ContactBody& cb);
   void contact_operators();
   /// After the dual solve: the contact multipliers from the increments, the active set and
-  /// the friction cone. Returns true if a set changed (the caller solves again).
+  /// the friction cone. Returns true if a set changed (the caller rebuilds the `dirty` bodies'
+  /// operators and solves again).
   bool update_contacts(bool last_pass);
   /// H^{-1} of contact body i's correction blocks: J(p1) V S^{-1} V^T J(p2)^T (world).
   Mat3 contact_point_block(std::size_t i, const Vec3& p1, const Vec3& p2) const;
