@@ -163,6 +163,11 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
     if (auto v = n->get("damping_ratio")) s.contact.damping_ratio = v->non_negative();
     if (auto v = n->get("margin")) s.contact.margin = v->non_negative();
     if (auto v = n->get("friction")) s.contact.friction = v->boolean();
+    // Exact contact integrates in implicit Euler unless the scene says otherwise (and then
+    // validation rejects generalized-alpha, see ContactModel::Exact).
+    if (s.contact.model == ContactModel::Exact && !node.get("time_integration")) {
+      s.time_integration = TimeIntegration::ImplicitEuler;
+    }
   }
   try {
     validate_settings(s);

@@ -492,7 +492,7 @@ double World::Impl::newton_iteration() {
         }
       }
       stats.body_ms += ms_since(t0);
-      if (!changed) break;
+      if (!changed || pass + 1 >= kContactPasses) break;
     }
     // A new contact is an inelastic impact (its approach velocity is removed after the step,
     // contact_impact_velocities); lasting contact forces go through the second-order scheme
