@@ -149,21 +149,9 @@ std::string parse_attach(const Context& ctx, bool pinned) {
   }
   if (exists) return target;
   std::vector<std::string> known = {kWorldName};
-  constexpr std::size_t kMaxListed = 10;
-  for (std::size_t i = 0; i < bodies.size() && known.size() < kMaxListed; ++i) {
-    known.push_back(bodies[i].name);
-  }
-  std::string listed;
-  for (std::size_t i = 0; i < known.size(); ++i) listed += (i ? ", " : "") + known[i];
-  if (bodies.size() + 1 > kMaxListed) listed += ", ...";
-  std::string what = "unknown body '" + target + "' (known: " + listed + ")";
-  if (bodies.size() <= 10000) {
-    std::vector<std::string> all = {kWorldName};
-    for (const BodyDef& b : bodies) all.push_back(b.name);
-    if (auto suggestion = closest_match(target, all))
-      what += "; did you mean '" + *suggestion + "'?";
-  }
-  node->fail(what);
+  known.reserve(bodies.size() + 1);
+  for (const BodyDef& b : bodies) known.push_back(b.name);
+  node->fail(unknown_name_message("body", target, known));
 }
 
 double parse_compliance(const Node& node) {
