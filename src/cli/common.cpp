@@ -11,6 +11,10 @@ namespace mabd::cli {
 
 LoadedScene load_and_build(const std::string& path, const SettingsOverrides& overrides) {
   Scene scene = load_scene(path);
+  for (const std::string& warning : scene.warnings) {
+    std::fprintf(stderr, "mabd: warning: %s\n", one_line(warning).c_str());
+  }
+  std::fflush(stderr);
   if (overrides.dt) scene.settings.dt = *overrides.dt;
   if (overrides.rotation) scene.settings.rotation = *overrides.rotation;
   if (overrides.solver) scene.settings.solver = *overrides.solver;

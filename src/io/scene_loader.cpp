@@ -14,6 +14,7 @@
 #include "io/generators.h"
 #include "io/json_reader.h"
 #include "io/keyframes.h"
+#include "io/unit_checks.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
 #include "mabd/settings.h"
@@ -721,6 +722,7 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
 
   // Generated bodies follow the explicit ones (explicit joints may name them); generated
   // joints follow the explicit joints.
+  const std::size_t explicit_bodies = scene.bodies.size();
   std::vector<SceneJoint> generated_joints;
   if (auto n = top.get("generators")) {
     io::GeneratorParsers parsers;
@@ -752,6 +754,7 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
       scene.joints.push_back(std::move(joint));
     }
   }
+  const std::size_t explicit_joints = scene.joints.size();
   if (scene.joints.empty()) {
     scene.joints = std::move(generated_joints);
   } else {
@@ -761,6 +764,9 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
 
   if (auto n = top.get("collision_exclude")) {
     scene.collision_exclude = parse_collision_exclude(*n, scene.bodies);
+  }
+  for (std::string& warning : io::unit_warnings(scene, explicit_bodies, explicit_joints)) {
+    scene.warnings.push_back(name + ": " + warning);
   }
   return scene;
 }
