@@ -94,7 +94,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 std::vector<std::string> close_matches(std::string_view word,
                                        const std::vector<std::string>& candidates,
                                        std::size_t max_count) {
-  if (max_count == 0) return {};
+  // Longer words are no typos of a name worth suggesting (and cost length^2 to compare).
+  if (max_count == 0 || word.size() > kMaxSuggestedLength) return {};
   // A typo is at most a third of the word's letters (1 to 3 edits).
   const std::size_t limit =
       std::max<std::size_t>(1, std::min<std::size_t>(3, (word.size() + 1) / 3));

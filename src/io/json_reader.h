@@ -33,6 +33,8 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 
 /// Most candidates close_matches compares with the word (bounds the work on huge lists).
 inline constexpr std::size_t kMaxCompared = 200000;
+/// Longest word close_matches looks for (characters).
+inline constexpr std::size_t kMaxSuggestedLength = 200;
 /// Most names an "unknown name" message lists, and most suggestions it makes.
 inline constexpr std::size_t kMaxListedNames = 10;
 inline constexpr std::size_t kMaxSuggestions = 3;
