@@ -163,6 +163,7 @@ PoseCsvWriter::PoseCsvWriter(const std::string& path, const World& world)
     names_.push_back(csv_escape(name.empty() ? std::to_string(i) : name));
   }
   file_.write("step,time,body,x,y,z,qw,qx,qy,qz\n");
+  file_.flush();
 }
 
 void PoseCsvWriter::write(const World& world) {
@@ -219,6 +220,7 @@ JointForceCsvWriter::JointForceCsvWriter(const std::string& path, const World& w
     names_.push_back(csv_escape(name.empty() ? std::to_string(i) : name));
   }
   file_.write("step,time,joint,fx,fy,fz,tx,ty,tz\n");
+  file_.flush();
 }
 
 void JointForceCsvWriter::write(const World& world) {
