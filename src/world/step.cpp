@@ -556,8 +556,9 @@ std::string divergence_advice(const std::vector<detail::BodyModel>& bodies,
     return "it moved " + short_number(speed * h) + " m in the last step, more than its own size (" +
            short_number(size) + " m): check its initial velocity and units, or use a smaller dt";
   }
-  // Stiffest spring or position drive on this body against its smallest rotational inertia.
-  const double inertia = std::max(b.info.principal_inertia.minCoeff(), 1e-300);
+  // Stiffest spring or position drive on this body against its largest moment of inertia
+  // (the least it can turn about; an axis through its centre: an estimate).
+  const double inertia = std::max(b.info.principal_inertia.maxCoeff(), 1e-300);
   double stiffest = 0;
   std::string spring_name;
   for (const auto& j : joints) {
@@ -573,8 +574,8 @@ std::string divergence_advice(const std::vector<detail::BodyModel>& bodies,
   const double omega = std::sqrt(stiffest / inertia);
   if (omega * h > 2) {
     return "step too large for the stiffness of joint '" + spring_name + "' (" +
-           short_number(stiffest) + " N m/rad on a body of inertia " + short_number(inertia) +
-           " kg m^2: period " + short_number(2 * 3.14159265358979 / omega) + " s against dt = " +
+           short_number(stiffest) + " N m/rad on a body of moment of inertia up to " +
+           short_number(inertia) + " kg m^2: period about " + short_number(2 * 3.14159265358979 / omega) + " s against dt = " +
            short_number(h) + " s); use a smaller dt or a softer spring";
   }
   // Material: the load of the body's joint component (an upper bound of what it carries:

@@ -830,6 +830,19 @@ TEST_F(CliTest, DivergenceAdviceNamesTheLikelyCause) {
   EXPECT_EQ(r.err.find("try a smaller dt"), std::string::npos) << r.err;
 }
 
+TEST_F(CliTest, DivergenceAdviceNamesATooStiffSpring) {
+  // A light flap on a 1e7 N m/rad hinge spring: a period of 0.09 ms against a 50 ms step.
+  const Result r = run("run " + quote(scene("stiff_spring.json")));
+  EXPECT_EQ(r.code, 3);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("body 'flap': "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; step too large for the stiffness of joint 'hinge' (1e+07 N m/rad on a "
+                       "body of moment of inertia up to 0.00209 kg m^2: period about 9.08e-05 s "
+                       "against dt = 0.05 s); use a smaller dt or a softer spring"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(CliTest, UnitSlipsAreWarnedAbout) {
   const Result r = run("info " + quote(scene("unit_slips.json")));
   EXPECT_EQ(r.code, 0) << r.err;
@@ -882,13 +895,22 @@ TEST_F(CliTest, SigtermClosesTheOutputsLikeSigint) {
   const pid_t b = start_cli({"run", pendulum, "--steps", "100000000", "--out", glb.string(),
                              "--frame-every", "100"},
                             tmp("b_out.txt"), tmp("b_err.txt"));
+  const fs::path interrupted_csv = tmp("interrupted.csv");
+  const pid_t c = start_cli({"run", pendulum, "--steps", "100000000", "--out",
+                             interrupted_csv.string()},
+                            tmp("c_out.txt"), tmp("c_err.txt"));
   // Stopped mid-run, once rows have been written (the glTF is written at the end).
   EXPECT_TRUE(wait_for_size(stats, 100000, 20.0));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ::kill(a, SIGTERM);
   ::kill(b, SIGTERM);
+  ::kill(c, SIGINT);
   const Ended ended_a = wait_for(a);
   const Ended ended_b = wait_for(b);
+  const Ended ended_c = wait_for(c);
+  EXPECT_EQ(ended_c.code, 130) << read_text(tmp("c_err.txt"));
+  EXPECT_EQ(read_text(tmp("c_err.txt")).rfind("mabd: interrupted after ", 0), 0u);
+  EXPECT_GT(expect_whole_pose_rows(read_text(interrupted_csv)), 0u);
   EXPECT_EQ(ended_a.code, 143) << read_text(tmp("a_err.txt"));
   EXPECT_EQ(ended_b.code, 143) << read_text(tmp("b_err.txt"));
   const std::string err = read_text(tmp("a_err.txt"));
