@@ -108,8 +108,8 @@ std::vector<std::string> close_matches(std::string_view word,
   std::size_t compared = 0;
   for (std::size_t i = 0; i < candidates.size() && compared < kMaxCompared; ++i) {
     const std::string& candidate = candidates[i];
-    const std::size_t gap =
-        candidate.size() > word.size() ? candidate.size() - word.size() : word.size() - candidate.size();
+    const std::size_t gap = candidate.size() > word.size() ? candidate.size() - word.size()
+                                                           : word.size() - candidate.size();
     if (gap > limit) continue;  // cannot be within the limit: not worth a comparison
     if (best.size() == max_count && best.back().distance == 0) break;
     ++compared;

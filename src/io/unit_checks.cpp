@@ -170,8 +170,9 @@ void check_joints(const Scene& scene, std::size_t explicit_joints, Warnings& out
       }
     } else if (def.type == JointType::Ball && def.cone) {
       const std::string label = joint_label(scene, i, explicit_joints);
-      if (def.cone->twist_lower) check_angle(label, "cone.twist_lower", *def.cone->twist_lower, out);
-      if (def.cone->twist_upper) check_angle(label, "cone.twist_upper", *def.cone->twist_upper, out);
+      const ConeLimits& cone = *def.cone;
+      if (cone.twist_lower) check_angle(label, "cone.twist_lower", *cone.twist_lower, out);
+      if (cone.twist_upper) check_angle(label, "cone.twist_upper", *cone.twist_upper, out);
     }
   }
 }

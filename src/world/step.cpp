@@ -575,8 +575,9 @@ std::string divergence_advice(const std::vector<detail::BodyModel>& bodies,
   if (omega * h > 2) {
     return "step too large for the stiffness of joint '" + spring_name + "' (" +
            short_number(stiffest) + " N m/rad on a body of moment of inertia up to " +
-           short_number(inertia) + " kg m^2: period about " + short_number(2 * 3.14159265358979 / omega) + " s against dt = " +
-           short_number(h) + " s); use a smaller dt or a softer spring";
+           short_number(inertia) + " kg m^2: period about " +
+           short_number(2 * 3.14159265358979 / omega) + " s against dt = " + short_number(h) +
+           " s); use a smaller dt or a softer spring";
   }
   // Material: the load of the body's joint component (an upper bound of what it carries:
   // its mass under gravity plus the body's centripetal acceleration) against its stretch

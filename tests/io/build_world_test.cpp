@@ -17,13 +17,18 @@ std::string star_or_row(const std::string& solver, bool star) {
     "materials": {"m": {"density": 1000, "youngs_modulus": 1e7}},
     "bodies": [
       {"name": "a", "shape": {"type": "sphere", "radius": 0.1}, "material": "m"},
-      {"name": "b", "shape": {"type": "sphere", "radius": 0.1}, "material": "m", "position": [1, 0, 0]},
-      {"name": "c", "shape": {"type": "sphere", "radius": 0.1}, "material": "m", "position": [2, 0, 0]},
-      {"name": "d", "shape": {"type": "sphere", "radius": 0.1}, "material": "m", "position": [3, 0, 0]}],
+      {"name": "b", "shape": {"type": "sphere", "radius": 0.1}, "material": "m",
+       "position": [1, 0, 0]},
+      {"name": "c", "shape": {"type": "sphere", "radius": 0.1}, "material": "m",
+       "position": [2, 0, 0]},
+      {"name": "d", "shape": {"type": "sphere", "radius": 0.1}, "material": "m",
+       "position": [3, 0, 0]}],
     "joints": [
       {"name": "ab", "type": "ball", "bodies": ["a", "b"], "anchor": [0.5, 0, 0]},
-      {"name": "bc", "type": "ball", "bodies": [")" + second + R"(", "c"], "anchor": [1.5, 0, 0]},
-      {"name": "cd", "type": "ball", "bodies": [")" + third + R"(", "d"], "anchor": [2.5, 0, 0]}]})";
+      {"name": "bc", "type": "ball", "bodies": [")" + second +
+         R"(", "c"], "anchor": [1.5, 0, 0]},
+      {"name": "cd", "type": "ball", "bodies": [")" + third +
+         R"(", "d"], "anchor": [2.5, 0, 0]}]})";
 }
 
 mabd::World build(const std::string& json) {
