@@ -794,8 +794,15 @@ TEST_F(CliTest, ChainSolverOnATreeIsRejectedBeforeAnyOutput) {
   EXPECT_EQ(info.code, 2);
   EXPECT_EQ(info.err, expected);
   EXPECT_EQ(info.out, "");
-  // The other solvers take the tree.
+  // The other solvers take the tree; --solver chain is named as the option.
   EXPECT_EQ(run("run " + quote(file) + " --solver tree").code, 0);
+  const Result option = run("run " + quote(scene("two_bodies.json")) + " --solver chain");
+  EXPECT_EQ(option.code, 0) << option.err;  // no joints: nothing that is not a chain
+  const Result tree = run("bench " + quote(file) + " --solver chain");
+  EXPECT_EQ(tree.code, 2);
+  EXPECT_EQ(tree.err.rfind("mabd: " + file + ": --solver: \"chain\" needs every joint component", 0),
+            0u)
+      << tree.err;
 }
 
 TEST_F(CliTest, NonFiniteKineticEnergyIsADivergence) {
