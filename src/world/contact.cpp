@@ -130,6 +130,14 @@ void World::Impl::detect_contacts() {
   collision.detect(collision_poses, margin, contact_points);
 
   contact_of.assign(bodies.size(), -1);
+  if (jointed_body.size() != bodies.size() || jointed_joints_seen != joints.size()) {
+    jointed_body.assign(bodies.size(), 0);
+    for (const auto& j : joints) {
+      if (j.a >= 0) jointed_body[j.a] = 1;
+      if (j.b >= 0) jointed_body[j.b] = 1;
+    }
+    jointed_joints_seen = joints.size();
+  }
   const bool friction = settings.contact.friction;
   const bool penalty = settings.contact.model == ContactModel::Penalty;
   std::size_t prev = 0;
@@ -289,7 +297,7 @@ bool World::Impl::update_contacts(bool last_pass) {
     // lambda = (c + G dq) / alpha; without joint rows on the body, the same from its own
     // right-hand side, S_c^{-1} (V^T f + c), which does not divide a round-off-sized
     // residual by the exact model's tiny compliance.
-    const bool own = rows_of.size() <= i || rows_of[i].empty();
+    const bool own = !contact_jointed(i);
     Eigen::VectorXd lambda_own;
     if (own && cb.rows > 0) lambda_own = cb.S_inv * (cb.V.transpose() * cb.f_rows + cb.c);
     for (int a = 0; a < cb.rows; ++a) {

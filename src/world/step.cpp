@@ -475,16 +475,20 @@ double World::Impl::newton_iteration() {
     stats.dual_ms += ms_since(t0);
   } else {
     // Contact active sets and friction cones: solve, test, and solve again while they change.
+    // Only contact bodies that carry joint rows need the joint solve again after a pass:
+    // the others (free bodies on the ground) take their corrected body solve alone.
+    bool jointed = false;
+    for (const auto& cb : contact_bodies) jointed |= contact_jointed(cb.body);
     if (!joints.empty()) y_free = y;
     constexpr int kContactPasses = 8;
     for (int pass = 0;; ++pass) {
       t0 = Clock::now();
-      if (!joints.empty()) dual_solve();
+      if (!joints.empty() && (pass == 0 || jointed)) dual_solve();
       stats.dual_ms += ms_since(t0);
       t0 = Clock::now();
       const bool changed = update_contacts(pass + 1 == kContactPasses);
       if (changed) {
-        if (!joints.empty()) y = y_free;
+        if (!joints.empty() && jointed) y = y_free;
         for (auto& cb : contact_bodies) {
           if (!cb.dirty) continue;
           contact_operator(cb);

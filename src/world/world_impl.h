@@ -292,6 +292,10 @@ struct World::Impl {
   };
   std::vector<ContactBody> contact_bodies;
   std::vector<std::int32_t> contact_of;  ///< per body: index in contact_bodies, or -1
+  /// Per body: 1 when a joint holds it (kept for joints_seen joints); see detect_contacts.
+  std::vector<char> jointed_body;
+  std::size_t jointed_joints_seen = 0;
+  bool contact_jointed(std::size_t i) const { return i < jointed_body.size() && jointed_body[i]; }
   detail::CollisionWorld collision;
   std::size_t collision_bodies = 0;      ///< bodies registered with `collision`
   bool has_colliders = false, has_collidable_dynamic = false;

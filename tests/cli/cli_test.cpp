@@ -618,11 +618,13 @@ TEST_F(CliTest, InfoListsJoints) {
 }
 
 TEST_F(CliTest, InfoShowsTheTopologyAndTheSolverPerComponent) {
-  // The demo: a chain (tree solver) beside a net (sparse solver) under auto.
+  // The demo: a chain (tree solver) beside a net (sparse solver) under auto, and five free
+  // crates on the ground.
   const std::string demo = quote((fs::path(MABD_SOURCE_DIR) / "scenes" / "demo.json").string());
   const Result r = run("info " + demo);
   ASSERT_EQ(r.code, 0) << r.err;
-  for (const char* text : {"2 component(s): 1 chain, 1 graph", "sparse (1 component), tree (1 component)"}) {
+  for (const char* text : {"7 component(s): 1 chain, 1 graph, 5 single body",
+                           "sparse (1 component), tree (1 component)"}) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << " not in:\n" << r.out;
   }
   EXPECT_EQ(r.out.find("wind"), std::string::npos) << r.out;  // the demo has none
