@@ -174,6 +174,7 @@ JointId World::add_joint(const JointDef& def) {
   if (a >= 0 && b >= 0) w.collision.exclude_pair(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
   const JointId id{static_cast<std::uint32_t>(w.joints.size())};
   if (!def.name.empty()) w.joint_by_name.emplace(def.name, id.index);
+  w.record_joint_rest(j);
   w.joints.push_back(std::move(j));
   w.topology_dirty = true;
   return id;
