@@ -14,7 +14,8 @@
 //  - the joint-loop guard's running drift measurement and its schedule;
 //  - the contacts of the last step (matched by the next detection: friction anchors, active
 //    sets, multipliers);
-//  - the statistics of the last step (queries only).
+//  - the statistics of the last step (queries only; without its wall-clock timings, which
+//    restore as 0).
 // Everything else (rows, operators, scratch, solver plans) is rebuilt by the step itself.
 #include <algorithm>
 #include <cmath>
@@ -263,10 +264,8 @@ WorldState World::save_state() const {
   out.i64(s.newton_iterations);
   out.i64(s.dual_iterations);
   out.i64(s.contacts);
-  for (double v : {s.residual, s.wall_ms, s.joint_residual, s.dual_residual, s.max_penetration,
-                   s.detect_ms, s.body_ms, s.dual_ms}) {
-    out.f64(v);
-  }
+  // Without the wall-clock timings: a state depends on the simulation only.
+  for (double v : {s.residual, s.joint_residual, s.dual_residual, s.max_penetration}) out.f64(v);
   w.save_contacts(out);
   return WorldState{std::move(out.bytes())};
 }
@@ -377,8 +376,8 @@ void World::restore_state(const WorldState& state) {
   stats.newton_iterations = static_cast<int>(in.i64("step statistics"));
   stats.dual_iterations = static_cast<int>(in.i64("step statistics"));
   stats.contacts = static_cast<int>(in.i64("step statistics"));
-  for (double* v : {&stats.residual, &stats.wall_ms, &stats.joint_residual, &stats.dual_residual,
-                    &stats.max_penetration, &stats.detect_ms, &stats.body_ms, &stats.dual_ms}) {
+  for (double* v : {&stats.residual, &stats.joint_residual, &stats.dual_residual,
+                    &stats.max_penetration}) {
     *v = in.f64("step statistics");
   }
   std::vector<Impl::Contact> contacts = w.read_contacts(in);
