@@ -75,13 +75,15 @@ WorldState decode_checkpoint(const std::vector<std::uint8_t>& bytes, const std::
 void write_checkpoint(const World& world, const std::string& path) {
   const std::vector<std::uint8_t> bytes = io::encode_checkpoint(world.save_state());
   const std::string tmp = path + ".tmp";
+  bool created = false;
   auto fail = [&](const std::string& what) {
     std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
+    if (created) std::filesystem::remove(tmp, ignored);
     throw Error(path + ": cannot write checkpoint: " + what);
   };
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) fail(tmp + ": " + std::strerror(errno));
+  created = true;
   bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   ok = std::fflush(f) == 0 && ok;
   ok = ::fsync(::fileno(f)) == 0 && ok;  // on disk before it replaces the last checkpoint
