@@ -9,6 +9,7 @@
 // rate of its polar rotation: for A = R S, R^T dA - dA^T R = [W] S + S [W] and
 //   (tr(S) I - S) W = axial(R^T dA - dA^T R),   w = R W.
 #include <cmath>
+#include <sstream>
 
 #include "body/affine.h"
 #include "body/rotation.h"
@@ -19,7 +20,11 @@ namespace mabd {
 
 namespace {
 
-std::string num(double v) { return std::to_string(v); }
+std::string num(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
 
 /// Angular velocity (rad/s, world) of the polar rotation of A for the rate dA.
 Vec3 polar_rate(const Mat3& A, const Mat3& dA) {
