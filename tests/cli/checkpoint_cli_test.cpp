@@ -2,7 +2,6 @@
 // interrupted at a checkpoint and resumed ends bit-identical to the uninterrupted run (its
 // final checkpoints are byte-identical, its pose rows the same text), and bad checkpoint files
 // are rejected with one error line naming the file.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -62,11 +61,7 @@ constexpr const char* kScene = R"({
   ]
 })";
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using Result = mabd::test::CommandResult;
 
 class CheckpointCli : public ::testing::Test {
  protected:
@@ -87,15 +82,8 @@ class CheckpointCli : public ::testing::Test {
 
   /// Runs `mabd run scene.json ARGS` (ARGS already shell-quoted).
   Result run(const std::string& args) const {
-    const std::string out = tmp("stdout.txt"), err = tmp("stderr.txt");
-    const std::string command = quote(kCli) + " run " + quote(tmp("scene.json")) + " -q " +
-                                args + " </dev/null >" + quote(out) + " 2>" + quote(err);
-    const int status = std::system(command.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text(out);
-    r.err = read_text(err);
-    return r;
+    return mabd::test::run_captured(
+        quote(kCli) + " run " + quote(tmp("scene.json")) + " -q " + args, dir_);
   }
 
   /// Runs with a bad --resume file: exit code 2, one error line naming the file and `what`.

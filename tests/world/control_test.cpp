@@ -45,17 +45,22 @@ Vec3 log_rotation(const Mat3& R) {
 
 Vec3 vec(const std::array<double, 3>& a) { return Vec3(a[0], a[1], a[2]); }
 
-TEST(JointSpace, RigidMotorTurnsTheHingeAtItsRate) {
-  World w(no_gravity(1e-3));
+/// A 1 m rod (1 kg) along +x hinged at the origin to the world about z, with `drive`.
+JointId add_rod_hinge(World& w, const std::optional<JointDrive>& drive) {
   BodyDef rod = cube(Vec3(0.5, 0, 0));
   rod.shape.size = Vec3(1.0, 0.05, 0.05);
-  const BodyId b = w.add_body(rod);
   JointDef j;
   j.type = JointType::Hinge;
-  j.body_b = b;
+  j.body_b = w.add_body(rod);
   j.axis = Vec3::UnitZ();
-  j.drive = JointDrive{DriveMode::Velocity, 1.5, 0.0, 0.0, INFINITY};  // rigid motor
-  const JointId id = w.add_joint(j);
+  j.drive = drive;
+  return w.add_joint(j);
+}
+
+TEST(JointSpace, RigidMotorTurnsTheHingeAtItsRate) {
+  World w(no_gravity(1e-3));
+  const JointId id =
+      add_rod_hinge(w, JointDrive{DriveMode::Velocity, 1.5, 0.0, 0.0, INFINITY});  // motor
   for (int i = 0; i < 500; ++i) w.step();
   EXPECT_NEAR(w.joint_velocity(id), 1.5, 1e-6);
   EXPECT_NEAR(w.joint_position(id), 1.5 * w.time(), 1e-3);  // the start takes a few steps
@@ -223,18 +228,9 @@ TEST(JointSpace, FixedJointHasNoCoordinates) {
 struct DrivenRod {
   World w{no_gravity(1e-3)};
   JointId id;
-  explicit DrivenRod(double target, std::optional<JointLimits> limits = std::nullopt) {
-    BodyDef rod = cube(Vec3(0.5, 0, 0));
-    rod.shape.size = Vec3(1.0, 0.05, 0.05);
-    const BodyId b = w.add_body(rod);
-    JointDef j;
-    j.type = JointType::Hinge;
-    j.body_b = b;
-    j.axis = Vec3::UnitZ();
-    j.limits = limits;
+  explicit DrivenRod(double target) {
     // About critically damped for the rod's 1/3 kg m^2 about its end.
-    j.drive = JointDrive{DriveMode::Position, target, 30.0, 6.0, INFINITY};
-    id = w.add_joint(j);
+    id = add_rod_hinge(w, JointDrive{DriveMode::Position, target, 30.0, 6.0, INFINITY});
   }
   void run(double seconds) {
     for (int i = 0; i < static_cast<int>(seconds / w.settings().dt); ++i) w.step();
@@ -286,14 +282,7 @@ TEST(JointControl, RunTimeLimitsHoldAndRelease) {
 
 TEST(JointControl, ADriveAddedAtRunTimeActs) {
   World w(no_gravity(1e-3));
-  BodyDef d = cube(Vec3(0.5, 0, 0));
-  d.shape.size = Vec3(1.0, 0.05, 0.05);
-  const BodyId b = w.add_body(d);
-  JointDef j;
-  j.type = JointType::Hinge;
-  j.body_b = b;
-  j.axis = Vec3::UnitZ();
-  const JointId id = w.add_joint(j);  // no extras at all
+  const JointId id = add_rod_hinge(w, std::nullopt);  // no extras at all
   for (int i = 0; i < 10; ++i) w.step();
   EXPECT_EQ(w.joint_position(id), 0.0);
   w.set_drive(id, JointDrive{DriveMode::Velocity, -0.7, 0.0, 0.0, INFINITY});

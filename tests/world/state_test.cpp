@@ -31,6 +31,18 @@ BodyDef box(const std::string& name, const Vec3& size, const Vec3& position, dou
   return d;
 }
 
+JointDef joint(const std::string& name, JointType type, BodyId a, BodyId b, const Vec3& anchor,
+               const Vec3& axis) {
+  JointDef j;
+  j.name = name;
+  j.type = type;
+  j.body_a = a;
+  j.body_b = b;
+  j.anchor = anchor;
+  j.axis = axis;
+  return j;
+}
+
 /// Generalized-alpha world with every joint extra: a double pendulum on hinges (a bounded
 /// position drive and limits it runs into; a velocity drive), a slider with limits and a
 /// spring, a ball joint with a cone, twist limits and a spring, and a universal joint.
@@ -44,21 +56,11 @@ World limits_world(TimeIntegration integration = TimeIntegration::GeneralizedAlp
   d1.angular_velocity = Vec3(0, 3.0, 0);
   const BodyId arm1 = w.add_body(d1);
   const BodyId arm2 = w.add_body(box("arm2", Vec3(0.5, 0.04, 0.04), Vec3(0.75, 0, 0), 0.5));
-  JointDef h1;
-  h1.name = "shoulder";
-  h1.type = JointType::Hinge;
-  h1.body_b = arm1;
-  h1.axis = Vec3::UnitY();
+  JointDef h1 = joint("shoulder", JointType::Hinge, BodyId{}, arm1, Vec3::Zero(), Vec3::UnitY());
   h1.limits = JointLimits{-0.4, 0.3};
   h1.drive = JointDrive{DriveMode::Position, 0.2, 20.0, 1.0, 8.0};
   w.add_joint(h1);
-  JointDef h2;
-  h2.name = "elbow";
-  h2.type = JointType::Hinge;
-  h2.body_a = arm1;
-  h2.body_b = arm2;
-  h2.anchor = Vec3(0.5, 0, 0);
-  h2.axis = Vec3::UnitY();
+  JointDef h2 = joint("elbow", JointType::Hinge, arm1, arm2, Vec3(0.5, 0, 0), Vec3::UnitY());
   h2.drive = JointDrive{DriveMode::Velocity, 2.0, 0.0, 0.5, 3.0};
   h2.limits = JointLimits{-1.0, 1.0};
   w.add_joint(h2);
@@ -66,12 +68,7 @@ World limits_world(TimeIntegration integration = TimeIntegration::GeneralizedAlp
   BodyDef ds = box("slider", Vec3(0.1, 0.1, 0.1), Vec3(0, 1, 0), 2.0);
   ds.linear_velocity = Vec3(0, 0, 1.5);
   const BodyId slider = w.add_body(ds);
-  JointDef p;
-  p.name = "slide";
-  p.type = JointType::Prismatic;
-  p.body_b = slider;
-  p.anchor = Vec3(0, 1, 0);
-  p.axis = Vec3::UnitZ();
+  JointDef p = joint("slide", JointType::Prismatic, BodyId{}, slider, Vec3(0, 1, 0), Vec3::UnitZ());
   p.limits = JointLimits{-0.2, 0.15};
   p.spring = JointSpring{50.0, 2.0, 0.05};
   w.add_joint(p);
@@ -79,33 +76,19 @@ World limits_world(TimeIntegration integration = TimeIntegration::GeneralizedAlp
   BodyDef db = box("bob", Vec3(0.06, 0.06, 0.4), Vec3(0, 2, -0.2), 1.0);
   db.angular_velocity = Vec3(2.0, 1.0, 4.0);
   const BodyId bob = w.add_body(db);
-  JointDef b;
-  b.name = "ball";
-  b.type = JointType::Ball;
-  b.body_b = bob;
-  b.anchor = Vec3(0, 2, 0);
-  b.axis = -Vec3::UnitZ();
+  JointDef b = joint("ball", JointType::Ball, BodyId{}, bob, Vec3(0, 2, 0), -Vec3::UnitZ());
   b.cone = ConeLimits{0.3, -0.2, 0.25};
   w.add_joint(b);
-  BodyDef dtail = box("tail", Vec3(0.05, 0.05, 0.3), Vec3(0, 2, -0.55), 0.3);
-  const BodyId tail = w.add_body(dtail);
-  JointDef bs;
-  bs.name = "ball_spring";
-  bs.type = JointType::Ball;
-  bs.body_a = bob;
-  bs.body_b = tail;
-  bs.anchor = Vec3(0, 2, -0.4);
+  const BodyId tail = w.add_body(box("tail", Vec3(0.05, 0.05, 0.3), Vec3(0, 2, -0.55), 0.3));
+  JointDef bs = joint("ball_spring", JointType::Ball, bob, tail, Vec3(0, 2, -0.4), Vec3::UnitZ());
   bs.spring = JointSpring{5.0, 0.1, 0.0};
   w.add_joint(bs);
 
   BodyDef du = box("cardan", Vec3(0.3, 0.05, 0.05), Vec3(0.15, 3, 0), 0.4);
   du.angular_velocity = Vec3(1.0, 2.0, -1.0);
   const BodyId cardan = w.add_body(du);
-  JointDef u;
-  u.name = "universal";
-  u.type = JointType::Universal;
-  u.body_b = cardan;
-  u.anchor = Vec3(0, 3, 0);
+  JointDef u = joint("universal", JointType::Universal, BodyId{}, cardan, Vec3(0, 3, 0),
+                     Vec3::UnitZ());
   u.axes = {Vec3::UnitY(), Vec3::UnitZ()};
   w.add_joint(u);
   return w;
