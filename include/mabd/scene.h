@@ -32,6 +32,9 @@ struct Scene {
   std::vector<std::pair<std::string, std::string>> collision_exclude;
   /// Steps `mabd run` takes when no --steps is given (settings.steps, default 1000).
   int default_steps = 1000;
+  /// Likely unit slips the loader noticed (angles in degrees, sizes in millimetres, masses no
+  /// solid of that size has): one line each, naming the item. The scene is valid regardless.
+  std::vector<std::string> warnings;
 };
 
 /// Reads and validates a scene file. Throws SceneError whose one-line message names the

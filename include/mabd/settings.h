@@ -66,14 +66,16 @@ enum class ContactModel {
   Penalty,
   /// The zero-compliance limit: no penetration at the end of the step beyond a compliance
   /// floor of 1e-6 of each row's own effective compliance (which keeps coplanar contact sets
-  /// solvable), pushing forces only.
+  /// solvable), pushing forces only. Integrates with TimeIntegration::ImplicitEuler only
+  /// (validation rejects generalized-alpha: its second-order velocity update turns the
+  /// contact impulses into a rebound); scene files default to it with this model.
   Exact,
 };
 
 /// Contact parameters ("settings.contact" in scene files).
 struct ContactSettings {
-  /// Off by default while the contact solver is completed (friction on slopes and the exact
-  /// model's impacts are still wrong); scenes and programs opt in.
+  /// Off by default: scenes and programs opt in (contact between two moving bodies is not
+  /// there yet).
   ContactModel model = ContactModel::None;
   /// Penalty: time constant tau (s) of the contact spring, k = m_eff / tau^2; 0 means 2 dt.
   /// A resting body sinks by about g tau^2 (times its share of the load per contact row).

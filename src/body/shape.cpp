@@ -117,8 +117,12 @@ std::map<std::pair<int, int>, EdgeUse> count_edges(const TriangleMesh& mesh) {
 }
 
 /// Every undirected edge must be used an even number of times (closed), and as often in
-/// each direction (consistently oriented).
+/// each direction (consistently oriented). The triangles of the last mesh that passed are
+/// kept: the bodies of a generated chain or tree share one part's mesh, whose edge map is the
+/// costly part of checking it (an exact comparison, no hashing).
 void validate_mesh_topology(const TriangleMesh& mesh) {
+  thread_local std::vector<std::array<int, 3>> last_closed;
+  if (!mesh.triangles.empty() && mesh.triangles == last_closed) return;
   const auto edges = count_edges(mesh);
   for (const auto& [e, use] : edges) {
     const int total = use.forward + use.backward;
@@ -136,6 +140,7 @@ void validate_mesh_topology(const TriangleMesh& mesh) {
            std::to_string(use.backward) + " time(s) as " + b + "->" + a + ")");
     }
   }
+  last_closed = mesh.triangles;
 }
 
 void validate_mesh(const TriangleMesh& mesh) {

@@ -21,7 +21,8 @@ enum ExitCode : int {
   kExitFailure = 1,      ///< I/O failure while writing outputs, unexpected internal error
   kExitUsage = 2,        ///< bad command line or invalid scene
   kExitSimulation = 3,   ///< the simulation diverged (mabd::SimulationError)
-  kExitInterrupted = 130,
+  kExitInterrupted = 130,  ///< SIGINT (Ctrl-C): 128 + 2
+  kExitTerminated = 143,   ///< SIGTERM: 128 + 15
 };
 
 /// Bad command-line value detected after parsing (exit code 2). what() is one line that
@@ -37,10 +38,16 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The user interrupted a run (SIGINT); outputs were closed cleanly (exit code 130).
+/// The user interrupted (SIGINT, exit code 130) or terminated (SIGTERM, exit code 143) a run;
+/// outputs were closed cleanly.
 class Interrupted : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Interrupted(const std::string& message, int exit_code = kExitInterrupted)
+      : std::runtime_error(message), exit_code_(exit_code) {}
+  int exit_code() const { return exit_code_; }
+
+ private:
+  int exit_code_;
 };
 
 /// Command-line overrides of scene settings.

@@ -11,19 +11,33 @@ namespace mabd::cli {
 
 LoadedScene load_and_build(const std::string& path, const SettingsOverrides& overrides) {
   Scene scene = load_scene(path);
+  for (const std::string& warning : scene.warnings) {
+    std::fprintf(stderr, "mabd: warning: %s\n", one_line(warning).c_str());
+  }
+  std::fflush(stderr);
   if (overrides.dt) scene.settings.dt = *overrides.dt;
   if (overrides.rotation) scene.settings.rotation = *overrides.rotation;
   if (overrides.solver) scene.settings.solver = *overrides.solver;
   if (overrides.integrator) scene.settings.integrator = *overrides.integrator;
+  // A solver chosen on the command line is named as such.
+  const auto name_option = [&](std::string message) {
+    const std::string solver_item = path + ": settings.solver: ";
+    if (overrides.solver && message.rfind(solver_item, 0) == 0) {
+      message = path + ": --solver: " + message.substr(solver_item.size());
+    }
+    return message;
+  };
   try {
     validate_settings(scene.settings);
     World world = build_world(scene);
     return LoadedScene{std::move(scene), std::move(world)};
+  } catch (const SceneError& e) {
+    throw SceneError(name_option(e.what()));
   } catch (const InvalidArgument& e) {
     // The world rejected something the loader let through: report it against the file.
     std::string message = e.what();
     if (message.rfind(path, 0) != 0) message = path + ": " + message;
-    throw SceneError(message);
+    throw SceneError(name_option(message));
   }
 }
 

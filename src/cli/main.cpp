@@ -1,5 +1,6 @@
 // `mabd`: command-line front end (run, bench, info, plot, view). Exit codes: 0 success, 1 output or
-// internal failure, 2 bad usage or invalid scene, 3 simulation diverged, 130 interrupted.
+// internal failure, 2 bad usage or invalid scene, 3 simulation diverged, 130 interrupted
+// (SIGINT), 143 terminated (SIGTERM).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -206,7 +207,7 @@ int main(int argc, char** argv) {
   } catch (const mabd::SimulationError& e) {
     return fail(kExitSimulation, e.what());
   } catch (const Interrupted& e) {
-    return fail(kExitInterrupted, e.what());
+    return fail(e.exit_code(), e.what());
   } catch (const OutputError& e) {
     return fail(kExitFailure, e.what());
   } catch (const std::bad_alloc&) {

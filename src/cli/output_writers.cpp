@@ -18,7 +18,9 @@ namespace mabd::cli {
 
 namespace {
 
-constexpr std::size_t kFileBufferSize = 1 << 20;
+/// Rows kept in memory before they are written (bytes), and longest time they wait (s).
+constexpr std::size_t kFlushBytes = 1 << 20;
+constexpr double kFlushSeconds = 1.0;
 
 std::string lowercase(std::string text) {
   for (char& c : text) {
@@ -54,24 +56,40 @@ OutputFile::OutputFile(const char* option, std::string path)
     throw UsageError(std::string(option_) + ": cannot open '" + path_ +
                      "' for writing: " + std::strerror(errno));
   }
-  std::setvbuf(file_, nullptr, _IOFBF, kFileBufferSize);
+  // The rows are buffered here, whole; the stream's own buffer would pass them on in pieces
+  // of its size, cut anywhere.
+  std::setvbuf(file_, nullptr, _IONBF, 0);
+  pending_.reserve(kFlushBytes);
+  last_flush_ = std::chrono::steady_clock::now();
 }
 
 OutputFile::~OutputFile() {
-  if (file_ != nullptr) std::fclose(file_);
+  if (file_ == nullptr) return;
+  if (!pending_.empty()) {
+    const std::size_t ignored = std::fwrite(pending_.data(), 1, pending_.size(), file_);
+    (void)ignored;
+  }
+  std::fclose(file_);
 }
 
 void OutputFile::write(const std::string& text) {
   if (file_ == nullptr) return;
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) {
-    throw OutputError(std::string(option_) + ": error writing '" + path_ +
-                      "': " + std::strerror(errno));
+  pending_ += text;
+  if (pending_.size() >= kFlushBytes) {
+    flush();
+  } else {
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_flush_).count() >= kFlushSeconds) flush();
   }
 }
 
 void OutputFile::flush() {
   if (file_ == nullptr) return;
-  if (std::fflush(file_) != 0) {
+  last_flush_ = std::chrono::steady_clock::now();
+  if (pending_.empty()) return;
+  const bool written = std::fwrite(pending_.data(), 1, pending_.size(), file_) == pending_.size();
+  pending_.clear();
+  if (!written) {
     throw OutputError(std::string(option_) + ": error writing '" + path_ +
                       "': " + std::strerror(errno));
   }
@@ -79,6 +97,13 @@ void OutputFile::flush() {
 
 void OutputFile::close() {
   if (file_ == nullptr) return;
+  try {
+    flush();
+  } catch (const OutputError&) {
+    std::fclose(file_);
+    file_ = nullptr;
+    throw;
+  }
   const bool failed = std::ferror(file_) != 0;
   const bool close_failed = std::fclose(file_) != 0;
   const int error = errno;
@@ -90,6 +115,7 @@ void OutputFile::close() {
 }
 
 void OutputFile::discard() {
+  pending_.clear();
   if (file_ != nullptr) {
     std::fclose(file_);
     file_ = nullptr;
@@ -137,6 +163,7 @@ PoseCsvWriter::PoseCsvWriter(const std::string& path, const World& world)
     names_.push_back(csv_escape(name.empty() ? std::to_string(i) : name));
   }
   file_.write("step,time,body,x,y,z,qw,qx,qy,qz\n");
+  file_.flush();
 }
 
 void PoseCsvWriter::write(const World& world) {
@@ -193,6 +220,7 @@ JointForceCsvWriter::JointForceCsvWriter(const std::string& path, const World& w
     names_.push_back(csv_escape(name.empty() ? std::to_string(i) : name));
   }
   file_.write("step,time,joint,fx,fy,fz,tx,ty,tz\n");
+  file_.flush();
 }
 
 void JointForceCsvWriter::write(const World& world) {

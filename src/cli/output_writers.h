@@ -2,6 +2,7 @@
 // and per-step statistics (JSONL).
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <initializer_list>
 #include <string>
@@ -18,7 +19,11 @@ namespace mabd::cli {
 void check_extension(const char* option, const std::string& path,
                      std::initializer_list<const char*> extensions);
 
-/// A buffered output file, written line by line. Errors throw OutputError naming `option`.
+/// A buffered output file. Every write() holds whole rows (a step's, or a sample's), and the
+/// buffer goes to the file only between two writes, in one piece: a run killed at any moment
+/// leaves a file that ends with a whole row. The buffer is written when it holds
+/// kFlushBytes or when kFlushSeconds have passed since the last write to the file. Errors
+/// throw OutputError naming `option`.
 class OutputFile {
  public:
   OutputFile(const char* option, std::string path);  ///< creates/truncates the file
@@ -26,7 +31,9 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
 
+  /// Appends `text` (whole rows).
   void write(const std::string& text);
+  /// Writes the buffered rows to the file.
   void flush();
   /// Flushes and closes; throws OutputError if anything failed to be written.
   void close();
@@ -38,7 +45,9 @@ class OutputFile {
  private:
   const char* option_;
   std::string path_;
-  std::FILE* file_ = nullptr;
+  std::FILE* file_ = nullptr;  ///< unbuffered: each flush() is one write to the file
+  std::string pending_;        ///< whole rows not written yet
+  std::chrono::steady_clock::time_point last_flush_;
 };
 
 /// CSV of body poses: header "step,time,body,x,y,z,qw,qx,qy,qz", one row per body per

@@ -23,26 +23,30 @@ namespace mabd::cli {
 
 namespace {
 
-volatile std::sig_atomic_t g_interrupted = 0;
+/// The signal (SIGINT or SIGTERM) that asked the run to stop, 0 while none has.
+volatile std::sig_atomic_t g_stop_signal = 0;
 
-extern "C" void on_sigint(int) { g_interrupted = 1; }
+extern "C" void on_run_stop_signal(int signal) { g_stop_signal = signal; }
 
-/// Installs a SIGINT handler for its lifetime so that an interrupted run still closes its
-/// outputs cleanly.
+/// Installs SIGINT and SIGTERM handlers for its lifetime so that an interrupted or terminated
+/// run stops at the end of its step and still closes its outputs cleanly.
 class InterruptGuard {
  public:
   InterruptGuard() {
-    g_interrupted = 0;
-    previous_ = std::signal(SIGINT, on_sigint);
+    g_stop_signal = 0;
+    previous_int_ = std::signal(SIGINT, on_run_stop_signal);
+    previous_term_ = std::signal(SIGTERM, on_run_stop_signal);
   }
   ~InterruptGuard() {
-    if (previous_ != SIG_ERR) std::signal(SIGINT, previous_);
+    if (previous_int_ != SIG_ERR) std::signal(SIGINT, previous_int_);
+    if (previous_term_ != SIG_ERR) std::signal(SIGTERM, previous_term_);
   }
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
 
  private:
-  void (*previous_)(int) = SIG_DFL;
+  void (*previous_int_)(int) = SIG_DFL;
+  void (*previous_term_)(int) = SIG_DFL;
 };
 
 /// The optional output files of a run.
@@ -219,7 +223,7 @@ int run_command(const RunOptions& options) {
   const std::int64_t to_do = steps - first_step;
   try {
     for (; done < to_do; ++done) {
-      if (g_interrupted) break;
+      if (g_stop_signal != 0) break;
       world.step();
       // Sampled on the absolute step, so that a resumed run writes the same rows.
       const std::int64_t step = world.step_count();
@@ -269,8 +273,11 @@ int run_command(const RunOptions& options) {
     progress.abort();
     print_warnings(world, warned);
     outputs.close();
-    throw Interrupted("interrupted after " + std::to_string(done) + " of " +
-                      std::to_string(to_do) + " steps (outputs are complete up to there)");
+    const bool terminated = g_stop_signal == SIGTERM;
+    throw Interrupted(std::string(terminated ? "terminated (SIGTERM)" : "interrupted") +
+                          " after " + std::to_string(done) + " of " + std::to_string(to_do) +
+                          " steps (outputs are complete up to there)",
+                      terminated ? kExitTerminated : kExitInterrupted);
   }
   progress.finish(world.step_count());
   print_warnings(world, warned);

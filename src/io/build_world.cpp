@@ -4,9 +4,29 @@
 #include "io/json_reader.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
+#include "mabd/settings.h"
 #include "mabd/world.h"
 
 namespace mabd {
+
+namespace {
+
+/// A solver that only handles one topology must match the scene's joint graph, checked here
+/// rather than at the first step (after the output files were created).
+void check_solver_choice(const World& world, const std::string& file) {
+  if (world.settings().solver != DualSolverKind::Chain) return;
+  for (const ComponentSummary& component : world.topology()) {
+    if (component.joints == 0 || component.kind == "chain") continue;
+    io::throw_scene_error(
+        file, "settings.solver",
+        "\"chain\" needs every joint component to be a chain, but one is a " + component.kind +
+            " (" + std::to_string(component.bodies) + " bodies, " +
+            std::to_string(component.joints) + " joints, " + std::to_string(component.loops) +
+            " loops; see mabd info); use \"auto\", \"tree\" or \"sparse\"");
+  }
+}
+
+}  // namespace
 
 World build_world(const Scene& scene) {
   const std::string file = scene.path.empty() ? std::string("scene") : scene.path;
@@ -50,6 +70,7 @@ World build_world(const Scene& scene) {
       io::throw_scene_error(file, item, what);
     }
   }
+  check_solver_choice(world, file);
   for (std::size_t i = 0; i < scene.collision_exclude.size(); ++i) {
     const auto& [name_a, name_b] = scene.collision_exclude[i];
     const std::string item = "collision_exclude[" + std::to_string(i) + "]";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct GeneratorParsers {
   /// Parses a "collision" value (false, true or a collision object) for a dynamic body.
   std::function<CollisionDef(const Node&)> collision;
 };
+
+/// Memory the system can still give this process without swapping (bytes): MemAvailable of
+/// /proc/meminfo, else the free physical pages; nullopt when neither is known.
+std::optional<double> available_memory();
 
 /// Runs every generator of `generators` (the top-level "generators" array) in order. Their
 /// bodies are appended to scene.bodies; their joints are returned (the caller appends them

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <climits>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <utility>
 
@@ -29,30 +30,42 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  // Optimal string alignment: insertions, deletions, substitutions and adjacent swaps.
-  const std::size_t n = a.size(), m = b.size();
-  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
-  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
-  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
-  for (std::size_t i = 1; i <= n; ++i) {
-    for (std::size_t j = 1; j <= m; ++j) {
-      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[n][m];
-}
-
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+char lower_char(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+/// Optimal string alignment distance ignoring ASCII case, or `limit + 1` once it is certain
+/// to exceed `limit`. Three rolling rows: no allocation per call beyond them.
+std::size_t bounded_distance(std::string_view a, std::string_view b, std::size_t limit,
+                             std::vector<std::size_t>& rows) {
+  const std::size_t n = a.size(), m = b.size();
+  if ((n > m ? n - m : m - n) > limit) return limit + 1;
+  rows.assign(3 * (m + 1), 0);
+  std::size_t* before = rows.data();          // row i - 2
+  std::size_t* previous = before + (m + 1);   // row i - 1
+  std::size_t* current = previous + (m + 1);  // row i
+  for (std::size_t j = 0; j <= m; ++j) previous[j] = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    current[0] = i;
+    std::size_t row_min = current[0];
+    const char ai = lower_char(a[i - 1]);
+    for (std::size_t j = 1; j <= m; ++j) {
+      const char bj = lower_char(b[j - 1]);
+      const std::size_t cost = ai == bj ? 0 : 1;
+      std::size_t d = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost});
+      if (i > 1 && j > 1 && ai == lower_char(b[j - 2]) && lower_char(a[i - 2]) == bj) {
+        d = std::min(d, before[j - 2] + 1);
+      }
+      current[j] = d;
+      row_min = std::min(row_min, d);
+    }
+    if (row_min > limit) return limit + 1;
+    std::size_t* recycled = before;
+    before = previous;
+    previous = current;
+    current = recycled;
+  }
+  return std::min(previous[m], limit + 1);
 }
 
 std::string join(const std::vector<std::string>& items, const char* separator) {
@@ -64,22 +77,80 @@ std::string join(const std::vector<std::string>& items, const char* separator) {
   return out;
 }
 
+/// `name` as shown in a message: at most kMaxShownName characters.
+std::string shown_name(std::string_view name) {
+  constexpr std::size_t kMaxShownName = 60;
+  if (name.size() <= kMaxShownName) return std::string(name);
+  return std::string(name.substr(0, kMaxShownName)) + "...";
+}
+
 }  // namespace
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> rows;
+  return bounded_distance(a, b, std::max(a.size(), b.size()), rows);
+}
+
+std::vector<std::string> close_matches(std::string_view word,
+                                       const std::vector<std::string>& candidates,
+                                       std::size_t max_count) {
+  // Longer words are no typos of a name worth suggesting (and cost length^2 to compare).
+  if (max_count == 0 || word.size() > kMaxSuggestedLength) return {};
+  // A typo is at most a third of the word's letters (1 to 3 edits).
+  const std::size_t limit =
+      std::max<std::size_t>(1, std::min<std::size_t>(3, (word.size() + 1) / 3));
+  struct Match {
+    std::size_t distance;
+    std::size_t index;
+  };
+  std::vector<Match> best;  // sorted by distance, then by candidate order
+  std::vector<std::size_t> rows;
+  std::size_t compared = 0;
+  for (std::size_t i = 0; i < candidates.size() && compared < kMaxCompared; ++i) {
+    const std::string& candidate = candidates[i];
+    const std::size_t gap = candidate.size() > word.size() ? candidate.size() - word.size()
+                                                           : word.size() - candidate.size();
+    if (gap > limit) continue;  // cannot be within the limit: not worth a comparison
+    if (best.size() == max_count && best.back().distance == 0) break;
+    ++compared;
+    const std::size_t worst = best.size() < max_count ? limit : best.back().distance - 1;
+    const std::size_t d = bounded_distance(word, candidate, worst, rows);
+    if (d > worst) continue;
+    const auto at = std::upper_bound(best.begin(), best.end(), d,
+                                     [](std::size_t v, const Match& m) { return v < m.distance; });
+    best.insert(at, Match{d, i});
+    if (best.size() > max_count) best.pop_back();
+  }
+  std::vector<std::string> out;
+  for (const Match& m : best) out.push_back(candidates[m.index]);
+  return out;
+}
 
 std::optional<std::string> closest_match(std::string_view word,
                                          const std::vector<std::string>& candidates) {
-  const std::string w = lower(word);
-  const std::size_t limit = std::max<std::size_t>(1, std::min<std::size_t>(3, (w.size() + 1) / 3));
-  std::optional<std::string> best;
-  std::size_t best_distance = limit + 1;
-  for (const std::string& candidate : candidates) {
-    const std::size_t d = edit_distance(w, lower(candidate));
-    if (d < best_distance) {
-      best_distance = d;
-      best = candidate;
-    }
+  std::vector<std::string> matches = close_matches(word, candidates, 1);
+  if (matches.empty()) return std::nullopt;
+  return std::move(matches.front());
+}
+
+std::string unknown_name_message(const std::string& kind, std::string_view name,
+                                 const std::vector<std::string>& known) {
+  std::string listed;
+  for (std::size_t i = 0; i < known.size() && i < kMaxListedNames; ++i) {
+    listed += (i ? ", " : "") + shown_name(known[i]);
   }
-  return best;
+  if (known.size() > kMaxListedNames) {
+    listed += ", ... (" + std::to_string(known.size()) + " in all)";
+  }
+  std::string what = "unknown " + kind + " '" + shown_name(name) + "' (known: " +
+                     (known.empty() ? std::string("none") : listed) + ")";
+  const std::vector<std::string> matches = close_matches(name, known, kMaxSuggestions);
+  for (std::size_t i = 0; i < matches.size(); ++i) {
+    what += i == 0 ? "; did you mean '" : i + 1 == matches.size() ? " or '" : ", '";
+    what += shown_name(matches[i]) + "'";
+  }
+  if (!matches.empty()) what += "?";
+  return what;
 }
 
 void throw_scene_error(const std::string& file, const std::string& where,
@@ -225,8 +296,8 @@ class TrackingSax {
   bool parse_error(std::size_t position, const std::string& last_token, const Exception& ex) {
     failed = true;
     error_position = position;
-    error_token = last_token;
     error_id = ex.id;
+    if (ex.id == 406) error_token = last_token;  // the number text, for the message
     error_what = ex.what();
     if (ex.id == 406) {
       // Number overflow: the failing value is the next member/element of the open container.
@@ -288,14 +359,99 @@ std::string short_reason(const std::string& what) {
   return s;
 }
 
+/// Where the characters of a run of blanks the lexer did not see were cut: `at` characters of
+/// the text had been read when `count` characters were skipped.
+struct BlankCut {
+  std::size_t at;
+  std::size_t count;
+};
+
+/// Input iterator over a JSON text that passes on at most kKeptBlanks characters of a run of
+/// whitespace and skips the rest, recording the cuts. The lexer keeps every character it
+/// skipped since the start of the last number, string or literal, and copies them, escaped
+/// (up to 8 bytes each), for its error reports: a long run of blanks would otherwise cost
+/// many times its size in memory before a one-line message. Blanks between tokens carry no
+/// meaning, and a run inside a string is never cut (blanks there are data).
+class BlankSqueezer {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  static constexpr std::size_t kKeptBlanks = 64;
+
+  BlankSqueezer(const char* position, const char* end, std::vector<BlankCut>* cuts)
+      : position_(position), end_(end), cuts_(cuts) {}
+
+  reference operator*() const { return *position_; }
+  BlankSqueezer& operator++() {
+    const char c = *position_++;
+    ++read_;
+    if (in_string_) {
+      if (escaped_) {
+        escaped_ = false;
+      } else if (c == '\\') {
+        escaped_ = true;
+      } else if (c == '"') {
+        in_string_ = false;
+      }
+      blanks_ = 0;
+      return *this;
+    }
+    if (c == '"') in_string_ = true;
+    blanks_ = is_blank(c) ? blanks_ + 1 : 0;
+    if (blanks_ >= kKeptBlanks && position_ != end_ && is_blank(*position_)) {
+      const char* next = position_;
+      while (next != end_ && is_blank(*next)) ++next;
+      cuts_->push_back({read_, static_cast<std::size_t>(next - position_)});
+      position_ = next;
+    }
+    return *this;
+  }
+  BlankSqueezer operator++(int) {
+    BlankSqueezer before = *this;
+    ++*this;
+    return before;
+  }
+  bool operator==(const BlankSqueezer& other) const { return position_ == other.position_; }
+  bool operator!=(const BlankSqueezer& other) const { return position_ != other.position_; }
+
+ private:
+  static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+  const char* position_;
+  const char* end_;
+  std::vector<BlankCut>* cuts_;
+  std::size_t read_ = 0;    // characters passed on so far
+  std::size_t blanks_ = 0;  // length of the current run of blanks passed on
+  bool in_string_ = false;
+  bool escaped_ = false;
+};
+
+/// Offset in the text of the character the lexer saw as its `read`-th (0-based).
+std::size_t text_offset(std::size_t read, const std::vector<BlankCut>& cuts) {
+  std::size_t offset = read;
+  for (const BlankCut& cut : cuts) {
+    if (cut.at > read) break;
+    offset += cut.count;
+  }
+  return offset;
+}
+
 }  // namespace
 
 Json parse_json_text(const std::string& text, const std::string& file) {
   Json root;
   TrackingSax sax(root);
   bool ok = false;
+  std::vector<BlankCut> cuts;
   try {
-    ok = Json::sax_parse(text, &sax, Json::input_format_t::json, /*strict=*/true,
+    const char* begin = text.data();
+    const char* end = begin + text.size();
+    ok = Json::sax_parse(BlankSqueezer(begin, end, &cuts), BlankSqueezer(end, end, &cuts), &sax,
+                         Json::input_format_t::json, /*strict=*/true,
                          /*ignore_comments=*/false);
   } catch (const nlohmann::json::exception& e) {
     throw_scene_error(file, "", std::string("malformed JSON: ") + short_reason(e.what()));
@@ -310,7 +466,8 @@ Json parse_json_text(const std::string& text, const std::string& file) {
                       "must be finite (got " + sax.error_token + ")");
   }
   // Line and column (1-based) of the character the parser stopped at.
-  const std::size_t offset = sax.error_position == 0 ? 0 : sax.error_position - 1;
+  const std::size_t offset =
+      text_offset(sax.error_position == 0 ? 0 : sax.error_position - 1, cuts);
   std::size_t line = 1, column = 1;
   for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
     if (text[i] == '\n') {

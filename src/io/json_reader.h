@@ -27,12 +27,36 @@ std::string format_number(double value);
 /// Replaces line breaks and other control characters by spaces so a message stays on one line.
 std::string one_line(std::string_view text);
 
-/// Edit distance between two strings (insertions, deletions, substitutions, adjacent swaps).
+/// Edit distance between two strings (insertions, deletions, substitutions, adjacent swaps),
+/// ignoring ASCII case.
 std::size_t edit_distance(std::string_view a, std::string_view b);
+
+/// Most candidates close_matches compares with the word (bounds the work on huge lists).
+inline constexpr std::size_t kMaxCompared = 200000;
+/// Longest word close_matches looks for (characters).
+inline constexpr std::size_t kMaxSuggestedLength = 200;
+/// Most names an "unknown name" message lists, and most suggestions it makes.
+inline constexpr std::size_t kMaxListedNames = 10;
+inline constexpr std::size_t kMaxSuggestions = 3;
+
+/// Up to `max_count` candidates close enough to `word` to be likely typos of it, closest first
+/// (ties in candidate order). The work is bounded: a candidate whose length rules it out is
+/// skipped without a comparison, at most kMaxCompared candidates are compared, and each
+/// comparison stops as soon as it exceeds the typo limit (1 to 3 edits).
+std::vector<std::string> close_matches(std::string_view word,
+                                       const std::vector<std::string>& candidates,
+                                       std::size_t max_count);
 
 /// The candidate closest to `word` if it is close enough to be a likely typo, else nullopt.
 std::optional<std::string> closest_match(std::string_view word,
                                          const std::vector<std::string>& candidates);
+
+/// "unknown KIND 'name' (known: a, b, ...); did you mean 'x', 'y' or 'z'?": at most
+/// kMaxListedNames known names listed (with the total when there are more), at most
+/// kMaxSuggestions suggestions, long names shortened, so the message stays short whatever
+/// the size of `known`.
+std::string unknown_name_message(const std::string& kind, std::string_view name,
+                                 const std::vector<std::string>& known);
 
 /// Throws SceneError("FILE: WHERE: WHAT") (or "FILE: WHAT" when `where` is empty).
 [[noreturn]] void throw_scene_error(const std::string& file, const std::string& where,

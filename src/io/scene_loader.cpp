@@ -7,12 +7,14 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
 #include "io/generators.h"
 #include "io/json_reader.h"
 #include "io/keyframes.h"
+#include "io/unit_checks.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
 #include "mabd/settings.h"
@@ -163,6 +165,11 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
     if (auto v = n->get("damping_ratio")) s.contact.damping_ratio = v->non_negative();
     if (auto v = n->get("margin")) s.contact.margin = v->non_negative();
     if (auto v = n->get("friction")) s.contact.friction = v->boolean();
+    // Exact contact integrates in implicit Euler unless the scene says otherwise (and then
+    // validation rejects generalized-alpha, see ContactModel::Exact).
+    if (s.contact.model == ContactModel::Exact && !node.get("time_integration")) {
+      s.time_integration = TimeIntegration::ImplicitEuler;
+    }
   }
   try {
     validate_settings(s);
@@ -387,13 +394,9 @@ Material parse_material_ref(const Node& material,
     auto it = materials.find(key);
     if (it == materials.end()) {
       std::vector<std::string> known;
-      for (const auto& [k, v] : materials) known.push_back(k);
-      std::string what = "unknown material '" + key + "' (known: " +
-                         (known.empty() ? std::string("none") : list(known)) + ")";
-      if (auto suggestion = io::closest_match(key, known)) {
-        what += "; did you mean '" + *suggestion + "'?";
-      }
-      material.fail(what);
+      known.reserve(materials.size());
+      for (const auto& entry : materials) known.push_back(entry.first);
+      material.fail(io::unknown_name_message("material", key, known));
     }
     return it->second;
   } else if (material.json().is_object()) {
@@ -457,29 +460,37 @@ Vec3 unit_vector(const Node& node) {
   return v / norm;
 }
 
+/// The names of a scene's bodies, for the joints' lookups (hashed: a scene may have millions).
+class BodyNames {
+ public:
+  explicit BodyNames(const std::vector<BodyDef>& bodies) : bodies_(bodies) {
+    names_.reserve(bodies.size());
+    for (const BodyDef& body : bodies) names_.insert(body.name);
+  }
+  bool contains(const std::string& name) const { return names_.count(name) != 0; }
+  /// "world" and every body name, in scene order (for messages).
+  std::vector<std::string> listed() const {
+    std::vector<std::string> out = {kWorldName};
+    out.reserve(bodies_.size() + 1);
+    for (const BodyDef& body : bodies_) out.push_back(body.name);
+    return out;
+  }
+
+ private:
+  const std::vector<BodyDef>& bodies_;
+  std::unordered_set<std::string_view> names_;
+};
+
 /// Looks up a body name (or "world") from a joint's "bodies" entry.
-void check_joint_body(const Node& node, const std::string& name,
-                      const std::vector<std::string>& body_names) {
+void check_joint_body(const Node& node, const std::string& name, const BodyNames& body_names) {
   if (name == kWorldName) {
-    if (std::find(body_names.begin(), body_names.end(), kWorldName) != body_names.end()) {
+    if (body_names.contains(kWorldName)) {
       node.fail("'world' is ambiguous: a body is also named 'world' (rename that body)");
     }
     return;
   }
-  if (std::find(body_names.begin(), body_names.end(), name) != body_names.end()) return;
-  std::vector<std::string> known = {kWorldName};
-  known.insert(known.end(), body_names.begin(), body_names.end());
-  constexpr std::size_t kMaxListed = 10;
-  std::string listed;
-  for (std::size_t i = 0; i < known.size() && i < kMaxListed; ++i) {
-    listed += (i ? ", " : "") + known[i];
-  }
-  if (known.size() > kMaxListed) listed += ", ...";
-  std::string what = "unknown body '" + name + "' (known: " + listed + ")";
-  if (auto suggestion = io::closest_match(name, known)) {
-    what += "; did you mean '" + *suggestion + "'?";
-  }
-  node.fail(what);
+  if (body_names.contains(name)) return;
+  node.fail(io::unknown_name_message("body", name, body_names.listed()));
 }
 
 JointLimits parse_limits(const Node& node) {
@@ -545,7 +556,7 @@ JointDrive parse_drive(const Node& node) {
   return drive;
 }
 
-SceneJoint parse_joint(const Node& item, const std::vector<std::string>& body_names) {
+SceneJoint parse_joint(const Node& item, const BodyNames& body_names) {
   item.expect_object();
   SceneJoint joint;
   JointDef& def = joint.def;
@@ -646,23 +657,10 @@ std::vector<std::pair<std::string, std::string>> parse_collision_exclude(
   const auto body_name = [&](const Node& item) {
     const std::string name = item.string();
     if (names.count(name)) return name;
-    constexpr std::size_t kMaxListed = 10;
-    std::string listed;
-    for (std::size_t i = 0; i < bodies.size() && i < kMaxListed; ++i) {
-      listed += (i ? ", " : "") + bodies[i].name;
-    }
-    if (bodies.size() > kMaxListed) listed += ", ...";
-    std::string what = "unknown body '" + name + "' (known: " +
-                       (listed.empty() ? std::string("none") : listed) + ")";
-    if (bodies.size() <= 10000) {
-      std::vector<std::string> all;
-      all.reserve(bodies.size());
-      for (const BodyDef& body : bodies) all.push_back(body.name);
-      if (auto suggestion = io::closest_match(name, all)) {
-        what += "; did you mean '" + *suggestion + "'?";
-      }
-    }
-    item.fail(what);
+    std::vector<std::string> all;
+    all.reserve(bodies.size());
+    for (const BodyDef& body : bodies) all.push_back(body.name);
+    item.fail(io::unknown_name_message("body", name, all));
   };
   pairs.reserve(node.size());
   for (std::size_t i = 0; i < node.size(); ++i) {
@@ -729,6 +727,7 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
 
   // Generated bodies follow the explicit ones (explicit joints may name them); generated
   // joints follow the explicit joints.
+  const std::size_t explicit_bodies = scene.bodies.size();
   std::vector<SceneJoint> generated_joints;
   if (auto n = top.get("generators")) {
     io::GeneratorParsers parsers;
@@ -746,9 +745,7 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
 
   if (auto joints = top.get("joints")) {
     joints->expect_array();
-    std::vector<std::string> body_names;
-    body_names.reserve(scene.bodies.size());
-    for (const BodyDef& body : scene.bodies) body_names.push_back(body.name);
+    const BodyNames body_names(scene.bodies);
     std::map<std::string, std::size_t> joint_seen;
     for (std::size_t i = 0; i < joints->size(); ++i) {
       const Node item = joints->element(i).relabel("joints[" + std::to_string(i) + "]");
@@ -762,6 +759,7 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
       scene.joints.push_back(std::move(joint));
     }
   }
+  const std::size_t explicit_joints = scene.joints.size();
   if (scene.joints.empty()) {
     scene.joints = std::move(generated_joints);
   } else {
@@ -772,6 +770,9 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
   if (auto n = top.get("collision_exclude")) {
     scene.collision_exclude = parse_collision_exclude(*n, scene.bodies);
   }
+  for (std::string& warning : io::unit_warnings(scene, explicit_bodies, explicit_joints)) {
+    scene.warnings.push_back(name + ": " + warning);
+  }
   return scene;
 }
 
@@ -781,12 +782,24 @@ Scene load_scene(const std::string& path) {
   if (!in || std::filesystem::is_directory(path, ec)) {
     io::throw_scene_error(path, "", "cannot open file");
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // Read in one piece of the file's size (a stream buffer would hold up to three copies).
+  std::string text;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec) {
+    text.resize(static_cast<std::size_t>(size));
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    in.clear();
+  }
+  // Whatever the size did not cover (a pipe, a file that grew).
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) io::throw_scene_error(path, "", "cannot read file");
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
-  Scene scene = parse_scene(buffer.str(), path, base_dir);
+  Scene scene = parse_scene(text, path, base_dir);
   scene.path = path;
   return scene;
 }

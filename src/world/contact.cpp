@@ -14,9 +14,15 @@
 // The rows of one body are a low-rank (Woodbury) update of its pre-factored inverse (see
 // World::Impl::ContactBody): the joint solvers see a corrected H^{-1} and right-hand side and
 // keep their topology. After the joint solve the multipliers follow from the increment,
-// lambda = (C + G dq) / alpha; rows that pull are released, points that would penetrate are
-// added, and friction beyond the elliptic cone slides with the force mu |lambda_n| along the
-// sticking force's direction (isotropic); a few passes until the sets settle.
+// lambda = (C + G dq) / alpha; rows that pull are released and points that would push are
+// added, a few passes until the sets settle. Friction (isotropic, the elliptic cone):
+//   penalty: elasto-plastic. The friction rows stay springs on an anchor; beyond the cone the
+//            anchor is dragged after the point so that the force lies on the cone, and the
+//            rows of a sliding point lose their dampers. Sticking holds without creep (the
+//            anchor stays), sliding carries its anchor from step to step.
+//   exact:   a point beyond the cone slides with the fixed force mu |lambda_n| against its
+//            slip over the step; a slip that the force turns round or stops sticks again.
+// Contacts keep their sets, forces and anchors from step to step (same body point).
 #include <algorithm>
 #include <cmath>
 
@@ -31,10 +37,47 @@ namespace mabd {
 namespace {
 
 constexpr double kExactFloor = 1e-6;  ///< exact model: compliance floor / own compliance
+/// Relative change of a sliding friction force (against mu |lambda_n|) that takes another
+/// contact pass.
+constexpr double kForceTolerance = 1e-6;
+/// Slip speed (m/s) below which a sliding point sticks again.
+constexpr double kStickSpeed = 1e-4;
+/// Tangential speed (m/s) above which a new contact may start sliding.
+constexpr double kSlideSpeed = kStickSpeed;
+/// Penalty: a friction force this far outside its cone (relative) holds back the release of
+/// the body's normal rows for a pass.
+constexpr double kSettleExcess = 0.05;
 
 Vec3 any_perpendicular(const Vec3& n) {
   const Vec3 a = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : Vec3::UnitY();
   return (a - n * n.dot(a)).normalized();
+}
+
+/// Rigid effective mass (kg) of body point p (body frame) along world direction d:
+/// 1 / (1/m + (p x d_b) . I^{-1} (p x d_b)), principal body frame (the affine mass alone
+/// would count the stiff deformation modes).
+double rigid_effective_mass(const detail::BodyModel& B, const Vec12& q, const Vec3& p,
+                            const Vec3& d) {
+  const Vec3 pxd = p.cross(detail::affine_A(q).transpose() * d);
+  return 1.0 / (1.0 / B.mass + pxd.cwiseAbs2().cwiseQuotient(B.info.principal_inertia).sum());
+}
+
+/// Penalty row law of a row of effective mass m_eff (kg): stiffness k = m_eff / tau^2 (N/m)
+/// and damper c_d = 2 zeta m_eff / tau (N s/m) on the change of the row value over the step,
+/// lambda = k C + (c_d / h) (C - s0) = k_eff C - (c_d / h) s0.
+struct PenaltyLaw {
+  double k_eff;  ///< k + c_d / h (N/m)
+  double pull;   ///< (c_d / h) s0 (N)
+};
+/// The static stiffness k = m_eff / tau^2 (N/m) of a penalty row.
+double penalty_stiffness(const ContactSettings& s, double h, double m_eff) {
+  const double tau = s.time_constant > 0 ? s.time_constant : 2 * h;
+  return m_eff / (tau * tau);
+}
+PenaltyLaw penalty_law(const ContactSettings& s, double h, double m_eff, double s0) {
+  const double tau = s.time_constant > 0 ? s.time_constant : 2 * h;
+  const double k = m_eff / (tau * tau), cd = 2 * s.damping_ratio * m_eff / tau;
+  return {k + cd / h, (cd / h) * s0};
 }
 
 }  // namespace
@@ -88,6 +131,7 @@ void World::Impl::detect_contacts() {
 
   contact_of.assign(bodies.size(), -1);
   const bool friction = settings.contact.friction;
+  const bool penalty = settings.contact.model == ContactModel::Penalty;
   std::size_t prev = 0;
   for (const auto& cp : contact_points) {
     const auto& B = bodies[cp.body];
@@ -107,13 +151,6 @@ void World::Impl::detect_contacts() {
     const Vec3 x0 = detail::point(q[c.body], c.p);
     const Vec3 xc = detail::affine_t(q[c.collider]);
     c.anchor = Ac.transpose() * (x0 - xc);
-    if (prev < contacts_prev.size() && key(contacts_prev[prev]) == key(c) &&
-        (contacts_prev[prev].p - c.p).norm() <= 1e-9 * std::max(1.0, B.info.size)) {
-      const Contact& old = contacts_prev[prev];
-      c.active = c.was_active = old.active;
-      for (int k = 0; k < 3; ++k) c.lambda[k] = old.lambda[k];
-      if (old.active && !old.sliding) c.anchor = old.anchor;
-    }
     // Tangent basis along the relative sliding velocity (the pyramid aligned with the slip).
     const Vec3 n = cp.normal;
     Vec3 v = detail::point(qdot[c.body], c.p) - detail::point(qdot[c.collider], c.pc);
@@ -121,6 +158,31 @@ void World::Impl::detect_contacts() {
     const Vec3 t1 = v.norm() > 1e-9 ? Vec3(v.normalized()) : any_perpendicular(n);
     c.t1c = Ac.transpose() * t1;
     c.t2c = Ac.transpose() * n.cross(t1);
+    const bool matched = prev < contacts_prev.size() && key(contacts_prev[prev]) == key(c) &&
+                         (contacts_prev[prev].p - c.p).norm() <= 1e-9 * std::max(1.0, B.info.size);
+    if (matched && contacts_prev[prev].active) {
+      // Its sets and forces as the last step ended them (the friction force carried over to
+      // the new tangents), the anchor while it sticks.
+      const Contact& old = contacts_prev[prev];
+      c.active = c.was_active = true;
+      c.lambda[0] = old.lambda[0];
+      const Vec3 ft = old.lambda[1] * old.t1c + old.lambda[2] * old.t2c;  // collider frame
+      c.lambda[1] = ft.dot(c.t1c);
+      c.lambda[2] = ft.dot(c.t2c);
+      if (penalty) {  // the spring carries its anchor; it slides on while it was dragged
+        c.sliding = old.dragged;
+        c.anchor = old.anchor;
+      } else {
+        c.sliding = old.sliding;
+        if (!old.sliding) c.anchor = old.anchor;
+      }
+    } else if (c.mu > 0 && v.norm() > std::max(c.mu * settings.gravity.norm() * h, kSlideSpeed)) {
+      // A new contact that slips faster than friction could stop in one step under its
+      // weight is not caught by a stiff sticking row that the passes would then have to undo.
+      // It starts sliding: exact, its force follows the normal force from the first pass;
+      // penalty, its spring has no damper and is dragged onto the cone by the passes.
+      c.sliding = true;
+    }
     // Row values at q^n, for the dampers.
     const Vec3 anchor_w = Ac * c.anchor + xc;
     c.s0[0] = std::min(cp.gap, 0.0);
@@ -145,8 +207,6 @@ void World::Impl::contact_operator(ContactBody& cb) {
   cb.rows = 0;  // solve_body below: without this body's contact correction
   const double h = settings.dt;
   const bool penalty = settings.contact.model == ContactModel::Penalty;
-  const double tau = settings.contact.time_constant > 0 ? settings.contact.time_constant : 2 * h;
-  const double zeta = settings.contact.damping_ratio;
   Vec12 f = cb.f;
   struct Pending {
     Vec12 g;
@@ -164,21 +224,18 @@ void World::Impl::contact_operator(ContactBody& cb) {
     const double gap = n.dot(x - detail::point(qc, c.pc));
     if (contact_first_build && !c.active && gap < 0) c.active = true;
     if (!c.active) continue;
-    // Rigid effective mass of the point along d: 1 / (1/m + (p x d_b) . I^{-1} (p x d_b)),
-    // principal body frame (the affine mass alone would count the stiff deformation modes).
-    auto m_eff = [&](const Vec3& d) {
-      const Vec3 pxd = c.p.cross(detail::affine_A(q[i]).transpose() * d);
-      return 1.0 / (1.0 / B.mass + pxd.cwiseAbs2().cwiseQuotient(B.info.principal_inertia).sum());
-    };
+    auto m_eff = [&](const Vec3& d) { return rigid_effective_mass(B, q[i], c.p, d); };
     rows.push_back({detail::grad_point(c.p, n), gap, c.s0[0], m_eff(n), int(k), 0});
     if (c.mu <= 0) continue;
     const Vec3 anchor = Ac * c.anchor + detail::affine_t(qc);
-    if (c.sliding) {  // friction at the cone: a fixed force along the sticking direction
+    if (c.sliding && !penalty) {  // exact: friction at the cone, a fixed force
       f -= detail::grad_point(c.p, t1) * c.lambda[1] + detail::grad_point(c.p, t2) * c.lambda[2];
       continue;
     }
-    rows.push_back({detail::grad_point(c.p, t1), t1.dot(x - anchor), c.s0[1], m_eff(t1), int(k), 1});
-    rows.push_back({detail::grad_point(c.p, t2), t2.dot(x - anchor), c.s0[2], m_eff(t2), int(k), 2});
+    rows.push_back(
+        {detail::grad_point(c.p, t1), t1.dot(x - anchor), c.s0[1], m_eff(t1), int(k), 1});
+    rows.push_back(
+        {detail::grad_point(c.p, t2), t2.dot(x - anchor), c.s0[2], m_eff(t2), int(k), 2});
   }
   const int r = static_cast<int>(rows.size());
   cb.G.resize(r, 12);
@@ -190,16 +247,19 @@ void World::Impl::contact_operator(ContactBody& cb) {
     cb.G.row(a) = rows[a].g.transpose();
     cb.V.col(a) = solve_body(i, rows[a].g);
     cb.row_of[a] = {rows[a].contact, rows[a].kind};
-    if (penalty) {
-      const double k = rows[a].m_eff / (tau * tau), cd = 2 * zeta * rows[a].m_eff / tau;
-      const double k_eff = k + cd / h;
-      cb.alpha[a] = 1.0 / k_eff;
-      cb.c[a] = rows[a].value - (cd / h) * rows[a].s0 / k_eff;
+    if (penalty && rows[a].kind > 0 && contacts[rows[a].contact].sliding) {
+      cb.alpha[a] = 1.0 / penalty_stiffness(settings.contact, h, rows[a].m_eff);
+      cb.c[a] = rows[a].value;
+    } else if (penalty) {
+      const PenaltyLaw law = penalty_law(settings.contact, h, rows[a].m_eff, rows[a].s0);
+      cb.alpha[a] = 1.0 / law.k_eff;
+      cb.c[a] = rows[a].value - law.pull / law.k_eff;
     } else {
       cb.alpha[a] = kExactFloor * rows[a].g.dot(cb.V.col(a));
       cb.c[a] = rows[a].value;
     }
   }
+  cb.f_rows = f;
   const Vec12 y_free = solve_body(i, f);
   if (r == 0) {
     y[i] = y_free;
@@ -221,13 +281,30 @@ void World::Impl::contact_operators() {
 }
 
 bool World::Impl::update_contacts(bool last_pass) {
+  const bool penalty = settings.contact.model == ContactModel::Penalty;
   bool any_change = false;
   for (auto& cb : contact_bodies) {
     const std::size_t i = cb.body;
     const Vec12& dq = y[i];
+    // lambda = (c + G dq) / alpha; without joint rows on the body, the same from its own
+    // right-hand side, S_c^{-1} (V^T f + c), which does not divide a round-off-sized
+    // residual by the exact model's tiny compliance.
+    const bool own = rows_of.size() <= i || rows_of[i].empty();
+    Eigen::VectorXd lambda_own;
+    if (own && cb.rows > 0) lambda_own = cb.S_inv * (cb.V.transpose() * cb.f_rows + cb.c);
     for (int a = 0; a < cb.rows; ++a) {
-      const double lambda = (cb.c[a] + cb.G.row(a).dot(dq)) / cb.alpha[a];
+      const double lambda = own ? lambda_own[a] : (cb.c[a] + cb.G.row(a).dot(dq)) / cb.alpha[a];
       contacts[cb.row_of[a].first].lambda[cb.row_of[a].second] = lambda;
+    }
+    // Penalty: while a friction force of the body is still far outside its cone, the
+    // normal rows are not released: the excess friction's torque would lift them, and the
+    // passes settle the friction first.
+    bool settling = false;
+    for (std::uint32_t k = cb.begin; penalty && k < cb.end; ++k) {
+      const Contact& c = contacts[k];
+      const double bound = c.mu * std::max(-c.lambda[0], 0.0);
+      settling |= c.active && c.mu > 0 &&
+                  std::hypot(c.lambda[1], c.lambda[2]) > (1 + kSettleExcess) * bound;
     }
     bool changed = false;
     for (std::uint32_t k = cb.begin; k < cb.end; ++k) {
@@ -235,38 +312,103 @@ bool World::Impl::update_contacts(bool last_pass) {
       const Mat3 Ac = detail::affine_A(q[c.collider]);
       const Vec3 n = Ac * c.nc;
       if (!c.active) {
-        // Would the point penetrate at the end of this iteration?
+        // Would the row push at the end of this iteration? Exact: where the point would
+        // penetrate. Penalty: where spring and damper together would push (a penetrating
+        // point that separates fast enough stays free: the law never pulls).
         const Vec3 x_end = detail::point(Vec12(q[i] + dq), c.p);
         const double gap = n.dot(x_end - detail::point(q[c.collider], c.pc));
-        if (gap < 0 && !last_pass) {
+        bool pushes = gap < 0;
+        if (pushes && penalty) {
+          const PenaltyLaw law =
+              penalty_law(settings.contact, settings.dt,
+                          rigid_effective_mass(bodies[i], q[i], c.p, n), c.s0[0]);
+          pushes = law.k_eff * gap - law.pull < 0;
+        }
+        if (pushes && !last_pass) {  // its friction state as detection or release left it
           c.active = true;
-          c.sliding = false;
           changed = true;
         }
         continue;
       }
       const double push = -c.lambda[0];
+      const Vec3 t1 = Ac * c.t1c, t2 = Ac * c.t2c;
+      if (penalty && c.mu > 0) {
+        const double lt = std::hypot(c.lambda[1], c.lambda[2]);
+        const double bound = c.mu * std::max(push, 0.0);  // a pulling row: no friction
+        // Penalty friction is elasto-plastic: the rows stay springs; beyond the cone the
+        // anchor is dragged after the point until the force lies on the cone, along the
+        // spring's own force (continuous, never a direction taken from a tiny slip).
+        if (lt > bound * (1 + 1e-9)) {
+          // Target force on the cone; the dragged spring carries it without its damper (k only:
+          // a damper on the slip would be viscous friction on top of Coulomb's).
+          const double s = bound / lt;
+          const Vec3 x_end = detail::point(Vec12(q[i] + dq), c.p);
+          const Vec3 anchor_w = Ac * c.anchor + detail::affine_t(q[c.collider]);
+          Vec3 shift = Vec3::Zero();
+          for (int k = 1; k <= 2; ++k) {
+            const Vec3& t = k == 1 ? t1 : t2;
+            c.lambda[k] *= s;
+            const double stiffness = penalty_stiffness(
+                settings.contact, settings.dt, rigid_effective_mass(bodies[i], q[i], c.p, t));
+            shift += t * (t.dot(x_end - anchor_w) - c.lambda[k] / stiffness);
+          }
+          c.anchor += Ac.transpose() * shift;
+          if (!c.sliding) changed = true;  // its rows lose their dampers
+          c.sliding = c.dragged = true;
+          if (!last_pass && 1 - s > kForceTolerance) changed = true;
+        }
+      }
       if (push < 0) {  // pulls: release
-        if (!last_pass) {
+        if (!last_pass && !settling) {
           c.active = false;
-          c.sliding = false;
           c.lambda[0] = c.lambda[1] = c.lambda[2] = 0;
           changed = true;
         }
         continue;
       }
-      if (c.mu <= 0) continue;
+      if (c.mu <= 0 || penalty) continue;
       const double lt = std::hypot(c.lambda[1], c.lambda[2]);
       const double bound = c.mu * push;
-      if (!c.sliding && lt > bound * (1 + 1e-9)) {
+      if (!c.sliding) {
+        if (lt <= bound * (1 + 1e-9)) continue;  // sticks: inside the cone
+        // Slides from here on, along the direction of the sticking force; should it stick
+        // again within the step, it holds where the step began.
         c.sliding = true;
         changed = true;
+        const Mat3 Ac0 = detail::affine_A(q_prev[c.collider]);
+        c.anchor = Ac0.transpose() *
+                   (detail::point(q_prev[i], c.p) - detail::affine_t(q_prev[c.collider]));
+        c.lambda[1] *= bound / lt;
+        c.lambda[2] *= bound / lt;
+        continue;
       }
-      if (c.sliding) {  // on the cone, along the direction of the sticking force
-        const double s = lt > 0 ? bound / lt : 0.0;
-        c.lambda[1] *= s;
-        c.lambda[2] *= s;
+      // Sliding: the friction force -lambda_t opposes the slip of the point over the step
+      // (relative to the collider's material point), with magnitude mu |lambda_n|. A slip
+      // that the force has turned round (or stopped) means the point sticks instead.
+      const Vec3 x_end = detail::point(Vec12(q[i] + dq), c.p);
+      Vec3 slip = (x_end - detail::point(q_prev[i], c.p)) -
+                  (detail::point(q[c.collider], c.pc) - detail::point(q_prev[c.collider], c.pc));
+      const double s1 = slip.dot(t1), s2 = slip.dot(t2), sn = std::hypot(s1, s2);
+      // A slip turned round by the force, or slower than kStickSpeed, sticks (held where the
+      // step began): a point at the cone's edge without a slip of its own then alternates
+      // between a sticking row and the force on the cone along the sticking force, never a
+      // direction taken from round-off.
+      if (!last_pass &&
+          (sn < kStickSpeed * settings.dt || s1 * c.lambda[1] + s2 * c.lambda[2] < 0)) {
+        c.sliding = false;
+        changed = true;
+        const Mat3 Ac0 = detail::affine_A(q_prev[c.collider]);
+        c.anchor = Ac0.transpose() *
+                   (detail::point(q_prev[i], c.p) - detail::affine_t(q_prev[c.collider]));
+        continue;
       }
+      if (sn == 0) continue;
+      const double l1 = bound * s1 / sn, l2 = bound * s2 / sn;
+      if (!last_pass && std::hypot(l1 - c.lambda[1], l2 - c.lambda[2]) > kForceTolerance * bound) {
+        changed = true;
+      }
+      c.lambda[1] = l1;
+      c.lambda[2] = l2;
     }
     cb.dirty = changed;
     any_change |= changed;

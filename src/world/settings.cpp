@@ -75,6 +75,10 @@ void validate_settings(const WorldSettings& s) {
   non_negative(c.time_constant, "contact.time_constant");
   non_negative(c.damping_ratio, "contact.damping_ratio");
   non_negative(c.margin, "contact.margin");
+  if (c.model == ContactModel::Exact && s.time_integration == TimeIntegration::GeneralizedAlpha) {
+    fail("contact.model: 'exact' needs time_integration 'implicit_euler' (generalized-alpha "
+         "would turn the contact impulses into a rebound; use 'penalty' to keep it)");
+  }
 }
 
 }  // namespace mabd

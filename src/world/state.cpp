@@ -171,13 +171,14 @@ void World::Impl::save_contacts(ByteWriter& out) const {
     out.u8(c.active);
     out.u8(c.was_active);
     out.u8(c.sliding);
+    out.u8(c.dragged);
   }
 }
 
 std::vector<World::Impl::Contact> World::Impl::read_contacts(ByteReader& in) const {
   const std::uint64_t n = in.u64("contact count");
-  // Each contact takes 3 * 4 + 6 * 24 + 7 * 8 + 3 bytes: a count beyond the rest is corrupt.
-  if (n > in.remaining() / 215) in.fail("contact count " + std::to_string(n) + " exceeds the data");
+  // Each contact takes 3 * 4 + 6 * 24 + 7 * 8 + 4 bytes: a count beyond the rest is corrupt.
+  if (n > in.remaining() / 216) in.fail("contact count " + std::to_string(n) + " exceeds the data");
   std::vector<Contact> out(n);
   for (std::uint64_t k = 0; k < n; ++k) {
     Contact& c = out[k];
@@ -191,6 +192,7 @@ std::vector<World::Impl::Contact> World::Impl::read_contacts(ByteReader& in) con
     c.active = flag(in, "contact active");
     c.was_active = flag(in, "contact was_active");
     c.sliding = flag(in, "contact sliding");
+    c.dragged = flag(in, "contact dragged");
     const std::string at = "contact " + std::to_string(k);
     if (c.body >= bodies.size() || !bodies[c.body].dynamic()) {
       in.fail(at + ": body " + std::to_string(c.body) + " is not a dynamic body of the world");

@@ -492,7 +492,7 @@ double World::Impl::newton_iteration() {
         }
       }
       stats.body_ms += ms_since(t0);
-      if (!changed) break;
+      if (!changed || pass + 1 >= kContactPasses) break;
     }
     // A new contact is an inelastic impact (its approach velocity is removed after the step,
     // contact_impact_velocities); lasting contact forces go through the second-order scheme
@@ -533,10 +533,104 @@ void World::Impl::move_kinematic() {
   }
 }
 
-// Divergence check: every body finite, not inverted and near rigid.
+namespace {
+
+std::string short_number(double v) {
+  std::ostringstream m;
+  m.precision(3);
+  m << v;
+  return m.str();
+}
+
+/// The likeliest cause of body i's divergence, as advice for the message: a speed no step
+/// can follow, a spring too stiff for the step, or a material too soft for the weight its
+/// joint component hangs on it; else the generic remedies.
+std::string divergence_advice(const std::vector<detail::BodyModel>& bodies,
+                              const std::vector<detail::JointModel>& joints, const Vec12& q,
+                              const Vec12& qdot, const WorldSettings& settings, std::size_t i) {
+  const detail::BodyModel& b = bodies[i];
+  const double h = settings.dt;
+  const double size = std::max(b.info.size, 1e-12);
+  const double speed = detail::block(qdot, 3).stableNorm();
+  if (!(speed * h <= size)) {
+    return "it moved " + short_number(speed * h) + " m in the last step, more than its own size (" +
+           short_number(size) + " m): check its initial velocity and units, or use a smaller dt";
+  }
+  // Stiffest spring or position drive on this body against its largest moment of inertia
+  // (the least it can turn about; an axis through its centre: an estimate).
+  const double inertia = std::max(b.info.principal_inertia.maxCoeff(), 1e-300);
+  double stiffest = 0;
+  std::string spring_name;
+  for (const auto& j : joints) {
+    if (j.a != static_cast<int>(i) && j.b != static_cast<int>(i)) continue;
+    const detail::JointExtras& ex = j.extras();
+    double k = ex.spring ? ex.spring->stiffness : 0;
+    if (ex.drive && ex.drive->mode == DriveMode::Position) k = std::max(k, ex.drive->stiffness);
+    if (k > stiffest) {
+      stiffest = k;
+      spring_name = j.name;
+    }
+  }
+  const double omega = std::sqrt(stiffest / inertia);
+  if (omega * h > 2) {
+    return "step too large for the stiffness of joint '" + spring_name + "' (" +
+           short_number(stiffest) + " N m/rad on a body of moment of inertia up to " +
+           short_number(inertia) + " kg m^2: period about " +
+           short_number(2 * 3.14159265358979 / omega) + " s against dt = " + short_number(h) +
+           " s); use a smaller dt or a softer spring";
+  }
+  // Material: the load of the body's joint component (an upper bound of what it carries:
+  // its mass under gravity plus the body's centripetal acceleration) against its stretch
+  // stiffness E V / L^2 (strain = W L / (E V)).
+  const double E = b.mu * (3 * b.lambda + 2 * b.mu) / (b.lambda + b.mu);
+  double carried = 0;
+  {
+    std::vector<std::vector<std::uint32_t>> joints_of(bodies.size());
+    for (std::uint32_t j = 0; j < joints.size(); ++j) {
+      for (int body : {joints[j].a, joints[j].b}) {
+        if (body >= 0) joints_of[static_cast<std::size_t>(body)].push_back(j);
+      }
+    }
+    std::vector<char> seen(bodies.size(), 0);
+    std::vector<std::size_t> todo = {i};
+    seen[i] = 1;
+    while (!todo.empty()) {
+      const std::size_t k = todo.back();
+      todo.pop_back();
+      carried += bodies[k].mass;
+      for (std::uint32_t j : joints_of[k]) {
+        for (int other : {joints[j].a, joints[j].b}) {
+          if (other < 0 || seen[static_cast<std::size_t>(other)]) continue;
+          if (!bodies[static_cast<std::size_t>(other)].dynamic()) continue;
+          seen[static_cast<std::size_t>(other)] = 1;
+          todo.push_back(static_cast<std::size_t>(other));
+        }
+      }
+    }
+  }
+  const double spin = detail::twist_of(q, qdot).angular.norm();
+  const double acceleration = settings.gravity.norm() + spin * spin * size;
+  const double load = carried * acceleration;
+  const double strain = load * size / (E * std::max(b.volume, 1e-300));
+  if (strain > 0.05) {
+    return "material too soft for its load: youngs_modulus " + short_number(E) +
+           " Pa under up to " + short_number(load) + " N (" + short_number(carried) +
+           " kg of jointed bodies at " + short_number(acceleration) +
+           " m/s^2, gravity plus spin) strains it by about " + short_number(strain) +
+           "; use a youngs_modulus of at least " + short_number(E * strain / 0.01) + " Pa";
+  }
+  return "try a smaller dt or more Newton iterations";
+}
+
+}  // namespace
+
+// Divergence check: every body finite, not inverted and near rigid, with finite velocities and
+// energies at the end of the step (computed as finish_step will).
 void World::Impl::check_state() const {
   constexpr double kMaxDeviation = 1.0;  // |A^T A - I|_F; near-rigid bodies stay far below
+  const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const auto& b = bodies[i];
     const Mat3 A = detail::affine_A(q[i]);
     const double dev = (A.transpose() * A - Mat3::Identity()).norm();
     std::string what;
@@ -548,13 +642,48 @@ void World::Impl::check_state() const {
       std::ostringstream m;
       m << "deformation |A^T A - I| = " << dev << " exceeds " << kMaxDeviation;
       what = m.str();
+    } else if (b.dynamic()) {
+      // The end-of-step velocity combines the displacement, the start-of-step velocity and
+      // accelerations and M^-1 f_ext with coefficients below 16 / h (generalized-alpha with a
+      // spectral radius in [0, 1]; 1 / h for implicit Euler). It is computed, as finish_step
+      // will, only when a bound of its kinetic energy overflows: the check costs next to
+      // nothing on a sound step.
+      const double h = settings.dt;
+      const auto inf_norm = [](const Vec12& x) { return x.lpNorm<Eigen::Infinity>(); };
+      double scale = inf_norm(u[i]) + h * inf_norm(qdot[i]) +
+                     h * h * (inf_norm(acc[i]) + inf_norm(qddot[i]) + inf_norm(minv_fext(i)));
+      if (!limit_smooth.empty()) scale += inf_norm(limit_smooth[i]);
+      const double speed_bound = 64 * scale / h;
+      const double energy_bound =  // 1/2 sum over 12 components of weight * speed^2
+          6 * std::max(b.mass, b.sigma.maxCoeff()) * speed_bound * speed_bound;
+      if (!std::isfinite(energy_bound)) {
+        Vec12 v;
+        if (euler) {
+          v = u[i] / h;
+        } else {
+          Vec12 qdd, a;
+          alpha_update(i, qdd, a, v);
+        }
+        const double kinetic = 0.5 * v.dot(mass_times(b, v));
+        if (!v.allFinite()) {
+          what = "velocities are not finite";
+        } else if (!std::isfinite(kinetic)) {
+          what = "kinetic energy is not finite (speed " +
+                 short_number(detail::block(v, 3).stableNorm()) + " m/s)";
+        }
+      }
+      if (what.empty() &&
+          !std::isfinite(b.mass * settings.gravity.dot(detail::affine_t(q[i])))) {
+        what = "potential energy is not finite";
+      }
     }
     if (!what.empty()) {
-      std::string name = "'" + bodies[i].info.name + "'";
-      if (bodies[i].info.name.empty()) name = "#" + std::to_string(i);
+      std::string name = "'" + b.info.name + "'";
+      if (b.info.name.empty()) name = "#" + std::to_string(i);
       throw SimulationError("simulation diverged at step " + std::to_string(steps + 1) +
                             " (t = " + std::to_string(time + settings.dt) + " s): body " + name +
-                            ": " + what + "; try a smaller dt or more Newton iterations");
+                            ": " + what + "; " +
+                            divergence_advice(bodies, joints, q[i], qdot[i], settings, i));
     }
   }
 }

@@ -274,7 +274,9 @@ struct World::Impl {
     Vec3 t1c = Vec3::UnitX(), t2c = Vec3::UnitY();  ///< tangents, the collider's body frame
     bool active = false;          ///< normal row in the active set
     bool was_active = false;      ///< active at the end of the last step (not an impact)
-    bool sliding = false;         ///< friction rows saturated (force fixed at the cone)
+    bool sliding = false;         ///< friction at the cone (exact: a fixed force; penalty:
+                                  ///< the anchor is dragged and the rows lose their dampers)
+    bool dragged = false;         ///< penalty: the anchor was dragged in this step
     double lambda[3] = {0, 0, 0}; ///< multipliers (normal pushes when < 0), N
   };
   std::vector<Contact> contacts, contacts_prev;  ///< sorted by body, then collider, feature
@@ -287,6 +289,7 @@ struct World::Impl {
     Eigen::VectorXd c, alpha;                      ///< row values, compliances
     Eigen::Matrix<double, Eigen::Dynamic, 12> G;   ///< row gradients
     Vec12 f = Vec12::Zero();                       ///< the body's right-hand side
+    Vec12 f_rows = Vec12::Zero();                  ///< f with the sliding friction forces
     std::vector<std::pair<int, int>> row_of;       ///< (contact, 0 normal / 1-2 tangent)
     bool dirty = false;                            ///< its sets changed: rebuild the operator
   };

@@ -1,14 +1,20 @@
 // End-to-end tests of the `mabd` executable: runs the built binary and checks its outputs,
 // messages and exit codes.
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -660,3 +666,271 @@ TEST_F(CliTest, InfoBadSceneExits2) {
 }
 
 }  // namespace
+
+// ---- input hardening --------------------------------------------------------------------
+
+namespace {
+
+/// How a child process ended, and the most memory it used.
+struct Ended {
+  int code = -1;    ///< exit status, -1 when killed by a signal
+  int signal = 0;   ///< the signal that killed it, 0 when it exited
+  long max_rss_kb = 0;
+};
+
+/// Starts `mabd ARGS...` with stdin from /dev/null and stdout, stderr to the given files.
+pid_t start_cli(const std::vector<std::string>& args, const fs::path& out, const fs::path& err) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::FILE* in = std::freopen("/dev/null", "r", stdin);
+    std::FILE* o = std::freopen(out.c_str(), "w", stdout);
+    std::FILE* e = std::freopen(err.c_str(), "w", stderr);
+    if (in == nullptr || o == nullptr || e == nullptr) ::_exit(127);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(kCli.c_str()));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(kCli.c_str(), argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+Ended wait_for(pid_t pid) {
+  int status = 0;
+  struct rusage usage {};
+  Ended ended;
+  if (::wait4(pid, &status, 0, &usage) != pid) return ended;
+  if (WIFEXITED(status)) ended.code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) ended.signal = WTERMSIG(status);
+  ended.max_rss_kb = usage.ru_maxrss;
+  return ended;
+}
+
+/// Waits (at most `seconds`) until `path` holds more than `bytes`.
+bool wait_for_size(const fs::path& path, std::uintmax_t bytes, double seconds) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    if (fs::file_size(path, ec) > bytes && !ec) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+/// Every line of a pose CSV is a whole row: 10 fields, finite numbers, the file ends with a
+/// line break. Returns the number of rows after the header.
+std::size_t expect_whole_pose_rows(const std::string& text) {
+  EXPECT_FALSE(text.empty());
+  if (text.empty()) return 0;
+  EXPECT_EQ(text.back(), '\n');
+  const auto rows = lines_of(text);
+  EXPECT_EQ(rows[0], "step,time,body,x,y,z,qw,qx,qy,qz");
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto f = csv_fields(rows[i]);
+    EXPECT_EQ(f.size(), 10u) << "row " << i << ": " << rows[i];
+    if (f.size() != 10u) break;
+    for (int k = 3; k < 10; ++k) EXPECT_TRUE(std::isfinite(std::stod(f[k]))) << rows[i];
+  }
+  return rows.size() - 1;
+}
+
+/// Every line of a stats file is a whole JSON object with a finite kinetic energy.
+std::size_t expect_whole_stats_lines(const std::string& text) {
+  if (!text.empty()) EXPECT_EQ(text.back(), '\n');
+  const auto lines = lines_of(text);
+  for (const auto& line : lines) {
+    EXPECT_TRUE(nlohmann::json::accept(line)) << line;
+    if (!nlohmann::json::accept(line)) break;
+    EXPECT_TRUE(nlohmann::json::parse(line).at("kinetic_energy").is_number()) << line;
+  }
+  return lines.size();
+}
+
+/// A binary glTF: the "glTF" magic and a total length equal to the file size.
+void expect_valid_glb(const fs::path& path) {
+  const std::string bytes = read_text(path);
+  ASSERT_GE(bytes.size(), 12u);
+  EXPECT_EQ(bytes.substr(0, 4), "glTF");
+  std::uint32_t length = 0;
+  for (int k = 3; k >= 0; --k) {
+    length = (length << 8) | static_cast<unsigned char>(bytes[8 + static_cast<std::size_t>(k)]);
+  }
+  EXPECT_EQ(length, bytes.size());
+}
+
+}  // namespace
+
+TEST_F(CliTest, ChainSolverOnATreeIsRejectedBeforeAnyOutput) {
+  const fs::path csv = tmp("poses.csv");
+  const fs::path stats = tmp("stats.jsonl");
+  const std::string file = scene("chain_solver_tree.json");
+  const std::string expected = "mabd: " + file +
+                               ": settings.solver: \"chain\" needs every joint component to be a "
+                               "chain, but one is a tree (4 bodies, 3 joints, 0 loops; see mabd "
+                               "info); use \"auto\", \"tree\" or \"sparse\"\n";
+  const Result r = run("run " + quote(file) + " --out " + quote(csv.string()) + " --stats " +
+                       quote(stats.string()));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, expected);
+  EXPECT_FALSE(fs::exists(csv));
+  EXPECT_FALSE(fs::exists(stats));
+  // `mabd info` no longer says "solved by chain": it reports the same error.
+  const Result info = run("info " + quote(file));
+  EXPECT_EQ(info.code, 2);
+  EXPECT_EQ(info.err, expected);
+  EXPECT_EQ(info.out, "");
+  // The other solvers take the tree; --solver chain is named as the option.
+  EXPECT_EQ(run("run " + quote(file) + " --solver tree").code, 0);
+  const Result option = run("run " + quote(scene("two_bodies.json")) + " --solver chain");
+  EXPECT_EQ(option.code, 0) << option.err;  // no joints: nothing that is not a chain
+  const Result tree = run("bench " + quote(file) + " --solver chain");
+  EXPECT_EQ(tree.code, 2);
+  EXPECT_EQ(tree.err.rfind("mabd: " + file + ": --solver: \"chain\" needs every joint component", 0),
+            0u)
+      << tree.err;
+}
+
+TEST_F(CliTest, NonFiniteKineticEnergyIsADivergence) {
+  const fs::path csv = tmp("poses.csv");
+  const fs::path stats = tmp("stats.jsonl");
+  const Result r = run("run " + quote(scene("runaway_velocity.json")) + " --out " +
+                       quote(csv.string()) + " --stats " + quote(stats.string()));
+  EXPECT_EQ(r.code, 3) << r.err;
+  expect_one_error_line(r);
+  EXPECT_EQ(r.err.rfind("mabd: simulation diverged at step 1 (t = 0.001000 s): body 'bullet': "
+                        "kinetic energy is not finite (speed 1e+155 m/s); it moved 1e+152 m in "
+                        "the last step, more than its own size (0.1 m): check its initial "
+                        "velocity and units, or use a smaller dt",
+                        0),
+            0u)
+      << r.err;
+  // The outputs hold the initial state, whole; no stats line with a null energy.
+  EXPECT_EQ(expect_whole_pose_rows(read_text(csv)), 2u);
+  EXPECT_EQ(expect_whole_stats_lines(read_text(stats)), 0u);
+}
+
+TEST_F(CliTest, DivergenceAdviceNamesTheLikelyCause) {
+  // A 10 Pa jelly spun at 20 rad/s: the material is far too soft for the load.
+  const Result r = run("run " + quote(scene("diverging.json")));
+  EXPECT_EQ(r.code, 3);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("body 'jelly': deformation |A^T A - I| = "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; material too soft for its load: youngs_modulus 10 Pa under up to "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("40 kg of jointed bodies at "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("try a smaller dt"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, DivergenceAdviceNamesATooStiffSpring) {
+  // A light flap on a 1e7 N m/rad hinge spring: a period of 0.09 ms against a 50 ms step.
+  const Result r = run("run " + quote(scene("stiff_spring.json")));
+  EXPECT_EQ(r.code, 3);
+  expect_one_error_line(r);
+  EXPECT_NE(r.err.find("body 'flap': "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; step too large for the stiffness of joint 'hinge' (1e+07 N m/rad on a "
+                       "body of moment of inertia up to 0.00209 kg m^2: period about 9.08e-05 s "
+                       "against dt = 0.05 s); use a smaller dt or a softer spring"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, UnitSlipsAreWarnedAbout) {
+  const Result r = run("info " + quote(scene("unit_slips.json")));
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::string file = scene("unit_slips.json");
+  EXPECT_EQ(lines_of(r.err),
+            (std::vector<std::string>{
+                "mabd: warning: " + file +
+                    ": bodies[1] 'forearm': density 9.744e+05 kg/m^3 (mass 1000 kg in 0.001026 "
+                    "m^3) is beyond any solid (at most 3e+04 kg/m^3): a mass in grams, or a size "
+                    "in millimetres?",
+                "mabd: warning: " + file +
+                    ": joints[0] 'elbow': limits.lower -90 is beyond a full turn: angles are in "
+                    "radians (-90 degrees would be -1.571 rad)",
+                "mabd: warning: " + file +
+                    ": joints[0] 'elbow': limits.upper 90 is beyond a full turn: angles are in "
+                    "radians (90 degrees would be 1.571 rad)"}));
+}
+
+TEST_F(CliTest, AFileOfBlanksIsRejectedQuicklyWithBoundedMemory) {
+  // 20 MB of blanks: the JSON lexer used to keep and escape every one of them (about 20
+  // times the file in memory, seconds) for a message that does not show them.
+  const fs::path file = tmp("blank.json");
+  {
+    std::ofstream out(file, std::ios::binary);
+    const std::string block(1 << 20, '\n');
+    for (int i = 0; i < 20; ++i) out << block;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = start_cli({"info", file.string()}, tmp("out.txt"), tmp("err.txt"));
+  const Ended ended = wait_for(pid);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(ended.code, 2);
+  EXPECT_EQ(read_text(tmp("err.txt")),
+            "mabd: " + file.string() +
+                ": malformed JSON at line 20971521, column 1: syntax error while parsing value - "
+                "unexpected end of input; expected '[', '{', or a literal\n");
+  EXPECT_LT(seconds, 2.0);
+  EXPECT_LT(ended.max_rss_kb, 80 * 1024);  // the file once, and little more
+}
+
+TEST_F(CliTest, SigtermClosesTheOutputsLikeSigint) {
+  const fs::path csv = tmp("poses.csv");
+  const fs::path stats = tmp("stats.jsonl");
+  const fs::path glb = tmp("run.glb");
+  const std::string pendulum = scene("pendulum.json");
+  const pid_t a = start_cli({"run", pendulum, "--steps", "100000000", "--out", csv.string(),
+                             "--stats", stats.string()},
+                            tmp("a_out.txt"), tmp("a_err.txt"));
+  const pid_t b = start_cli({"run", pendulum, "--steps", "100000000", "--out", glb.string(),
+                             "--frame-every", "100"},
+                            tmp("b_out.txt"), tmp("b_err.txt"));
+  const fs::path interrupted_csv = tmp("interrupted.csv");
+  const pid_t c = start_cli({"run", pendulum, "--steps", "100000000", "--out",
+                             interrupted_csv.string()},
+                            tmp("c_out.txt"), tmp("c_err.txt"));
+  // Stopped mid-run, once rows have been written (the glTF is written at the end).
+  EXPECT_TRUE(wait_for_size(stats, 100000, 20.0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ::kill(a, SIGTERM);
+  ::kill(b, SIGTERM);
+  ::kill(c, SIGINT);
+  const Ended ended_a = wait_for(a);
+  const Ended ended_b = wait_for(b);
+  const Ended ended_c = wait_for(c);
+  EXPECT_EQ(ended_c.code, 130) << read_text(tmp("c_err.txt"));
+  EXPECT_EQ(read_text(tmp("c_err.txt")).rfind("mabd: interrupted after ", 0), 0u);
+  EXPECT_GT(expect_whole_pose_rows(read_text(interrupted_csv)), 0u);
+  EXPECT_EQ(ended_a.code, 143) << read_text(tmp("a_err.txt"));
+  EXPECT_EQ(ended_b.code, 143) << read_text(tmp("b_err.txt"));
+  const std::string err = read_text(tmp("a_err.txt"));
+  EXPECT_EQ(err.rfind("mabd: terminated (SIGTERM) after ", 0), 0u) << err;
+  EXPECT_NE(err.find(" of 100000000 steps (outputs are complete up to there)"),
+            std::string::npos)
+      << err;
+  // Whole rows: one stats line per step taken, one pose row per step plus the initial one.
+  const std::size_t poses = expect_whole_pose_rows(read_text(csv));
+  const std::size_t steps = expect_whole_stats_lines(read_text(stats));
+  EXPECT_GT(steps, 0u);
+  EXPECT_EQ(poses, steps + 1);
+  expect_valid_glb(glb);
+}
+
+TEST_F(CliTest, AKilledRunLeavesWholeRows) {
+  // SIGKILL cannot be handled: the files hold what was written, which ends on a row.
+  const fs::path csv = tmp("poses.csv");
+  const fs::path stats = tmp("stats.jsonl");
+  const pid_t pid = start_cli({"run", scene("pendulum.json"), "--steps", "100000000", "--out",
+                               csv.string(), "--stats", stats.string()},
+                              tmp("out.txt"), tmp("err.txt"));
+  EXPECT_TRUE(wait_for_size(csv, 3'000'000, 30.0));  // several buffers written
+  ::kill(pid, SIGKILL);
+  const Ended ended = wait_for(pid);
+  EXPECT_EQ(ended.signal, SIGKILL);
+  EXPECT_GT(expect_whole_pose_rows(read_text(csv)), 0u);
+  EXPECT_GT(expect_whole_stats_lines(read_text(stats)), 0u);
+}

@@ -555,7 +555,7 @@ TEST(SceneLoaderContact, GeneratedPartErrors) {
          "link": {"shape": {"type": "sphere", "radius": 0.05}, "material": {}}}],
         "collision_exclude": [["rope/2", "rope/0"]]})"),
             "inline.json: collision_exclude[0][0]: unknown body 'rope/2' (known: rope/0, rope/1); "
-            "did you mean 'rope/0'?");
+            "did you mean 'rope/0' or 'rope/1'?");
 }
 
 // ---- building the world ---------------------------------------------------------------------

@@ -2,11 +2,18 @@
 // link ends), determinism, error messages and a short run of each.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
+#include "io/generators.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
 #include "mabd/world.h"
@@ -16,6 +23,7 @@ namespace {
 using mabd::Scene;
 using mabd::SceneError;
 using mabd::Vec3;
+namespace fs = std::filesystem;
 
 const std::string kDataDir = std::string(MABD_SOURCE_DIR) + "/tests/data/generators";
 
@@ -489,3 +497,80 @@ TEST(GeneratorErrors, Fixtures) {
 }
 
 }  // namespace
+
+// ---- resources: memory estimate, shared mesh parts -----------------------------------------
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+TEST(GeneratorResources, MoreThanTheMemoryAvailableIsRejectedUpFront) {
+  const std::optional<double> available = mabd::io::available_memory();
+  ASSERT_TRUE(available.has_value());
+  // About 3 kB per link (body and joint): three times as many links as fit (a margin for
+  // the memory other processes free meanwhile: such a chain must never be built here).
+  const double fit = *available / 3000;
+  if (fit * 3 > 99'999'999) GTEST_SKIP() << "this machine holds the largest generators";
+  const auto links = static_cast<long long>(fit * 3);
+  for (const std::string& generators :
+       {chain(R"("links": )" + std::to_string(links) + R"(, "spacing": 0.1)"),
+        tree(R"("links": )" + std::to_string(links) +
+             R"(, "depth": 30, "branching": 2, "segments_per_branch": 1)")}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string message = parse_error(with_generators(generators));
+    EXPECT_LT(seconds_since(t0), 0.5);  // before a single body is built
+    EXPECT_NE(message.find("would create "), std::string::npos) << message;
+    EXPECT_NE(message.find(" of memory (about 1200 bytes per body and 1800 per joint), more than "
+                           "the "),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find(" available; generate fewer"), std::string::npos) << message;
+  }
+  // A chain that fits passes the check.
+  EXPECT_NO_THROW(parse(with_generators(chain(R"("links": 1, "spacing": 0.1)"))));
+}
+
+TEST(GeneratorResources, AMeshPartIsCheckedOnce) {
+  // A closed UV sphere of about 20000 vertices, used by every link of an 80-link chain: each
+  // body used to rebuild the mesh's edge map twice when the world was built.
+  const fs::path dir = fs::temp_directory_path() / ("mabd_mesh_part_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  {
+    std::ofstream obj(dir / "ball.obj");
+    const int nu = 160, nv = 125;
+    const double r = 0.04;
+    obj << "v 0 0 " << r << "\nv 0 0 " << -r << "\n";
+    for (int i = 1; i < nv; ++i) {
+      const double theta = M_PI * i / nv;
+      for (int j = 0; j < nu; ++j) {
+        const double phi = 2 * M_PI * j / nu;
+        obj << "v " << r * std::sin(theta) * std::cos(phi) << " "
+            << r * std::sin(theta) * std::sin(phi) << " " << r * std::cos(theta) << "\n";
+      }
+    }
+    const auto at = [&](int i, int j) { return 3 + (i - 1) * nu + (j % nu); };
+    for (int j = 0; j < nu; ++j) obj << "f 1 " << at(1, j) << " " << at(1, j + 1) << "\n";
+    for (int i = 1; i + 1 < nv; ++i) {
+      for (int j = 0; j < nu; ++j) {
+        obj << "f " << at(i, j) << " " << at(i + 1, j) << " " << at(i + 1, j + 1) << "\n";
+        obj << "f " << at(i, j) << " " << at(i + 1, j + 1) << " " << at(i, j + 1) << "\n";
+      }
+    }
+    for (int j = 0; j < nu; ++j) obj << "f 2 " << at(nv - 1, j + 1) << " " << at(nv - 1, j) << "\n";
+  }
+  const std::string json = with_generators(
+      R"([{"type": "chain", "name": "beads", "links": 80, "spacing": 0.1,
+           "link": {"shape": {"type": "mesh", "file": "ball.obj"}, "material": "m"}}])");
+  const auto t0 = std::chrono::steady_clock::now();
+  const Scene scene = mabd::parse_scene(json, "gen.json", dir.string());
+  const mabd::World world = mabd::build_world(scene);
+  const double elapsed = seconds_since(t0);
+  fs::remove_all(dir);
+  EXPECT_EQ(world.body_count(), 80u);
+  EXPECT_EQ(scene.bodies[0].shape.mesh.vertices.size(), 2u + 160u * 124u);
+  EXPECT_LT(elapsed, 1.2);  // checking the mesh anew for each body: 1.1 s for 40 links
+}

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -944,3 +945,70 @@ TEST(BuildWorld, WorldErrorsBecomeSceneErrors) {
 }
 
 }  // namespace
+
+// ---- large scenes: linear-time lookups, bounded messages ----------------------------------
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// An explicit chain of `n` boxes hanging from the world, joint i naming its bodies; the
+/// second body of joint `typo` (if any) gets an "x" appended.
+std::string explicit_chain(int n, int typo = -1) {
+  std::string json = R"({"materials": {"m": {"density": 1000, "youngs_modulus": 1e8}},
+    "bodies": [)";
+  for (int i = 0; i < n; ++i) {
+    json += (i ? "," : "") + std::string(R"({"name": "l)") + std::to_string(i) +
+            R"(", "shape": {"type": "box", "size": [0.1, 0.02, 0.02]}, "material": "m",
+            "position": [)" + std::to_string(0.1 * i + 0.05) + ", 0, 0]}";
+  }
+  json += R"(], "joints": [)";
+  for (int i = 0; i < n; ++i) {
+    const std::string a = i == 0 ? "world" : "l" + std::to_string(i - 1);
+    const std::string b = "l" + std::to_string(i) + (i == typo ? "x" : "");
+    json += (i ? "," : "") + std::string(R"({"name": "j)") + std::to_string(i) +
+            R"(", "type": "ball", "bodies": [")" + a + R"(", ")" + b + R"("], "anchor": [)" +
+            std::to_string(0.1 * i) + ", 0, 0]}";
+  }
+  return json + "]}";
+}
+
+}  // namespace
+
+TEST(LargeScenes, ExplicitChainLoadsInLinearTime) {
+  // Each joint looked its two bodies up by a linear search: 20000 joints took seconds.
+  const std::string json = explicit_chain(20000);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Scene scene = mabd::parse_scene(json, "chain.json");
+  EXPECT_LT(seconds_since(t0), 1.0);
+  ASSERT_EQ(scene.joints.size(), 20000u);
+  EXPECT_EQ(scene.joints.back().body_a, "l19998");
+}
+
+TEST(LargeScenes, UnknownBodyMessageIsShortAndQuick) {
+  // Edit distances against every body, and every name in the message, made one typo in a
+  // large scene cost seconds and megabytes.
+  const std::string json = explicit_chain(20000, /*typo=*/12345);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string message = parse_error(json);
+  EXPECT_LT(seconds_since(t0), 1.0);
+  EXPECT_EQ(message,
+            "inline.json: joints[12345] 'j12345': bodies[1]: unknown body 'l12345x' (known: "
+            "world, l0, l1, l2, l3, l4, l5, l6, l7, l8, ... (20001 in all)); did you mean "
+            "'l12345', 'l1234' or 'l1235'?");
+
+  // Unknown materials are listed the same way.
+  std::string materials = R"({"materials": {)";
+  for (int i = 0; i < 20000; ++i) {
+    materials += (i ? "," : "") + std::string("\"wood") + std::to_string(i) +
+                 R"(": {"density": 700})";
+  }
+  materials += R"(}, "bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 0.1},
+                 "material": "wood_1"}]})";
+  EXPECT_EQ(parse_error(materials),
+            "inline.json: bodies[0] 'b': material: unknown material 'wood_1' (known: wood0, "
+            "wood1, wood10, wood100, wood1000, wood10000, wood10001, wood10002, wood10003, "
+            "wood10004, ... (20000 in all)); did you mean 'wood1', 'wood11' or 'wood21'?");
+}
