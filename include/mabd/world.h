@@ -206,7 +206,9 @@ class World {
   void set_drive(JointId id, const std::optional<JointDrive>& drive);
   /// Sets the range of the joint coordinate (rad or m; std::nullopt removes the limits).
   void set_joint_limits(JointId id, const std::optional<JointLimits>& limits);
-  /// Sets the joint's spring-damper (std::nullopt removes it); validated as in add_joint.
+  /// Sets the joint's spring-damper (std::nullopt removes it); validated as in add_joint. A
+  /// ball joint added without a spring cannot take one later (its spring acts on directions
+  /// recorded when it is added).
   void set_joint_spring(JointId id, const std::optional<JointSpring>& spring);
   /// The joint's drive, limits and spring as they are now.
   std::optional<JointDrive> joint_drive(JointId id) const;
