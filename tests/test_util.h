@@ -1,6 +1,9 @@
 // Small helpers shared by the tests that run the `mabd` program and read its files.
 #pragma once
 
+#include <sys/wait.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -36,6 +39,27 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   std::string line;
   while (std::getline(in, line)) lines.push_back(line);
   return lines;
+}
+
+/// Exit code and captured output of a shell command.
+struct CommandResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs `command` (a shell command line without redirections) with stdin from /dev/null,
+/// capturing stdout and stderr through files in `dir`.
+inline CommandResult run_captured(const std::string& command, const std::filesystem::path& dir) {
+  const std::filesystem::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string line =
+      command + " </dev/null >" + quote(out.string()) + " 2>" + quote(err.string());
+  const int status = std::system(line.c_str());
+  CommandResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
 }
 
 }  // namespace mabd::test

@@ -93,4 +93,29 @@ struct JointWrench {
   Vec3 torque = Vec3::Zero();  ///< N m, about the current anchor point
 };
 
+/// Coordinates and rates of a joint (World::joint_coordinates). The parent is the joint's
+/// first body (body_a), the child its second (body_b); if body_a is the world, the parent
+/// frame is the world frame, if body_b is, the child is the world. Frames are the bodies' own
+/// (user) frames, those of World::pose. Zero coordinates are the configuration in which the
+/// joint was added.
+///  - hinge: position[0] = angle (rad) about the axis, velocity[0] its rate (rad/s);
+///  - prismatic: position[0] = slide (m) along the axis, velocity[0] its rate (m/s);
+///  - universal: position = (theta1, theta2) (rad): the relative rotation is
+///    Rot(u, theta1) Rot(v, theta2), u = axes[0] carried by the parent, v = axes[1] where it
+///    was at creation, both in the parent frame; velocity = their rates (rad/s);
+///  - ball: position = rotation vector (rad, parent frame) of `rotation`, velocity = angular
+///    velocity (rad/s) of the child relative to the parent, in the parent frame (not the
+///    rate of the rotation vector);
+///  - fixed: no coordinates.
+struct JointCoordinates {
+  int dofs = 0;  ///< hinge, prismatic 1; universal 2; ball 3; fixed 0
+  std::array<double, 3> position = {0, 0, 0};  ///< unused entries are 0
+  std::array<double, 3> velocity = {0, 0, 0};  ///< unused entries are 0
+  /// Every type: the rotation of the child relative to the parent since the joint was added,
+  /// in the parent frame (R_a^T R_b times the inverse of its value at creation).
+  Quat rotation = Quat::Identity();
+  /// Every type: angular velocity (rad/s) of the child relative to the parent, parent frame.
+  Vec3 angular_velocity = Vec3::Zero();
+};
+
 }  // namespace mabd

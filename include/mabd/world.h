@@ -73,6 +73,17 @@ struct BodyInfo {
   double size = 0;               ///< bounding radius about the COM (m)
 };
 
+/// A snapshot of everything the next step of a World reads (World::save_state): positions,
+/// velocities and the integrator's accelerations, the time and step counter, pending loads
+/// and kinematic targets, the joints' carried coordinates, drives, limits and springs, the
+/// multipliers that warm-start the iterative dual solver, the joint-loop guard, the contacts
+/// of the last step (friction anchors, active sets, multipliers) and the last step's
+/// statistics. Not the model: a state restores only into a world of the same model.
+struct WorldState {
+  /// Little-endian encoding (docs/output-formats.md, "World state"); opaque to callers.
+  std::vector<std::uint8_t> data;
+};
+
 class World {
  public:
   /// Throws InvalidArgument on bad settings.
@@ -156,6 +167,11 @@ class World {
   /// Joint coordinate now: hinge angle (rad) or prismatic slide (m) relative to the initial
   /// configuration; 0 for other types.
   double joint_position(JointId id) const;
+  /// Rate of joint_position (its exact time derivative at the current velocities): rad/s or
+  /// m/s; 0 for other types.
+  double joint_velocity(JointId id) const;
+  /// Coordinates and rates of any joint type (see JointCoordinates for units and frames).
+  JointCoordinates joint_coordinates(JointId id) const;
 
   // Contact.
   /// Contacts of the last step (active points: pushing, or holding by friction).
@@ -166,9 +182,52 @@ class World {
   /// Number of distinct factored system matrices Hb shared between bodies.
   std::size_t factor_count() const;
 
+  // ---- State -------------------------------------------------------------------------------
+  /// A deep copy: the same model and state (see restore_state for what stepping it gives).
+  World clone() const;
+  /// Snapshot of the state (see WorldState).
+  WorldState save_state() const;
+  /// Restores a snapshot taken from this world or from one built the same way (same bodies,
+  /// joints, dt and time integration). Stepping on from it is bit-identical to stepping on
+  /// from where it was taken, except with the iterative dual solver, whose preconditioner is
+  /// rebuilt: there the results agree to settings.dual_tolerance. Throws InvalidArgument
+  /// naming what does not match or is malformed; the world is then unchanged.
+  void restore_state(const WorldState& state);
+
+  // ---- Joint control (hinge and prismatic joints; from the next step on) --------------------
+  /// Sets the target of the joint's drive: rad or m in position mode, rad/s or m/s in velocity
+  /// mode. Throws InvalidArgument if the joint has no drive or the target is not finite.
+  void set_drive_target(JointId id, double target);
+  /// Sets the gains of the joint's drive: stiffness (N m/rad or N/m), damping (N m s/rad or
+  /// N s/m), both finite and >= 0, and max_force (N m or N, > 0; INFINITY = unbounded).
+  /// Throws InvalidArgument if the joint has no drive or a gain is invalid.
+  void set_drive_gains(JointId id, double stiffness, double damping, double max_force = INFINITY);
+  /// Adds or replaces the joint's drive (std::nullopt removes it); validated as in add_joint.
+  void set_drive(JointId id, const std::optional<JointDrive>& drive);
+  /// Sets the range of the joint coordinate (rad or m; std::nullopt removes the limits).
+  void set_joint_limits(JointId id, const std::optional<JointLimits>& limits);
+  /// Sets the joint's spring-damper (std::nullopt removes it); validated as in add_joint. A
+  /// ball joint added without a spring cannot take one later (its spring acts on directions
+  /// recorded when it is added).
+  void set_joint_spring(JointId id, const std::optional<JointSpring>& spring);
+  /// The joint's drive, limits and spring as they are now.
+  std::optional<JointDrive> joint_drive(JointId id) const;
+  std::optional<JointLimits> joint_limits(JointId id) const;
+  std::optional<JointSpring> joint_spring(JointId id) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// Writes world.save_state() to `path` as a checkpoint file (docs/output-formats.md,
+/// "Checkpoint files"): first to `path`.tmp, then renamed over `path`, so that `path` always
+/// holds a complete checkpoint. Throws Error naming the file if it cannot be written.
+void write_checkpoint(const World& world, const std::string& path);
+
+/// Reads the checkpoint file `path` and restores it into `world`, which must be built from the
+/// same scene. Throws InvalidArgument "PATH: what is wrong" for a missing, truncated or corrupt
+/// file, a newer format version, or a checkpoint of another scene; the world is then unchanged.
+void read_checkpoint(World& world, const std::string& path);
 
 }  // namespace mabd

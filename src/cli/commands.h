@@ -71,6 +71,12 @@ struct RunOptions {
   /// .glb output: export only the first N bodies (0 = all).
   std::int64_t gltf_bodies = 0;
   bool quiet = false;
+  /// Checkpoint file written at the end of the run (also when interrupted) and, with
+  /// checkpoint_every > 0, every that many steps ("" = none).
+  std::string checkpoint;
+  std::int64_t checkpoint_every = 0;
+  /// Checkpoint to continue from ("" = start at step 0); `steps` is then the step to end at.
+  std::string resume;
 };
 
 struct BenchOptions {

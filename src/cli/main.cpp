@@ -103,6 +103,14 @@ int run_main(int argc, char** argv) {
   run_app->add_option("--bodies", run.gltf_bodies,
                       "With --out x.glb: export only the first N bodies (default: all)");
   run_app->add_flag("-q,--quiet", run.quiet, "No progress bar");
+  run_app->add_option("--checkpoint", run.checkpoint,
+                      "Write a checkpoint of the state to this file at the end of the run "
+                      "(and every N steps with --checkpoint-every)");
+  run_app->add_option("--checkpoint-every", run.checkpoint_every,
+                      "With --checkpoint: also write it every N steps");
+  run_app->add_option("--resume", run.resume,
+                      "Continue from this checkpoint (same scene and settings); --steps is "
+                      "then the step to end at");
   run_app->callback([&] {
     action = [&] {
       if (run_steps_option->count() > 0) run.steps = run_steps;

@@ -87,7 +87,7 @@ struct Outputs {
 void check_distinct_outputs(const RunOptions& options) {
   const std::pair<const char*, const std::string*> outputs[] = {
       {"--out", &options.out}, {"--stats", &options.stats},
-      {"--joint-forces", &options.joint_forces}};
+      {"--joint-forces", &options.joint_forces}, {"--checkpoint", &options.checkpoint}};
   for (std::size_t i = 0; i < std::size(outputs); ++i) {
     for (std::size_t j = i + 1; j < std::size(outputs); ++j) {
       if (outputs[i].second->empty() || outputs[j].second->empty()) continue;
@@ -137,6 +137,15 @@ void report_gltf_size(const std::string& path, const io::GltfEstimate& estimate,
   std::fflush(stderr);
 }
 
+/// Writes the run's checkpoint (an OutputError naming the option if it cannot).
+void save_checkpoint(const World& world, const std::string& path) {
+  try {
+    write_checkpoint(world, path);
+  } catch (const Error& e) {
+    throw OutputError(std::string("--checkpoint: ") + e.what());
+  }
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options) {
@@ -156,12 +165,25 @@ int run_command(const RunOptions& options) {
   if (!options.joint_forces.empty()) {
     check_extension("--joint-forces", options.joint_forces, {".csv"});
   }
+  if (options.checkpoint_every != 0) {
+    check_positive("--checkpoint-every", options.checkpoint_every);
+    if (options.checkpoint.empty()) throw UsageError("--checkpoint-every: needs --checkpoint FILE");
+  }
   check_distinct_outputs(options);
 
   // Load, validate and build before any output file is created.
   LoadedScene loaded = load_and_build(options.scene, options.overrides);
   World& world = loaded.world;
   const std::int64_t steps = resolve_steps(options.steps, loaded.scene);
+  if (!options.resume.empty()) {
+    read_checkpoint(world, options.resume);  // InvalidArgument naming the file
+    if (world.step_count() > steps) {
+      throw UsageError("--resume: the checkpoint is at step " +
+                       std::to_string(world.step_count()) + ", beyond the run's " +
+                       std::to_string(steps) + " steps (--steps is the step to end at)");
+    }
+  }
+  const std::int64_t first_step = world.step_count();
   const std::size_t warned = print_warnings(world, 0);
   const std::int64_t frame_every =
       options.frame_every ? *options.frame_every : io::default_frame_every(world.settings().dt);
@@ -198,17 +220,23 @@ int run_command(const RunOptions& options) {
   if (outputs.glb) outputs.glb->write(world);
   const auto start = std::chrono::steady_clock::now();
   std::int64_t done = 0;
+  const std::int64_t to_do = steps - first_step;
   try {
-    for (; done < steps; ++done) {
+    for (; done < to_do; ++done) {
       if (g_stop_signal != 0) break;
       world.step();
+      // Sampled on the absolute step, so that a resumed run writes the same rows.
+      const std::int64_t step = world.step_count();
       if (outputs.stats) outputs.stats->write(world);
-      if ((done + 1) % options.every == 0) {
+      if (step % options.every == 0) {
         if (outputs.poses) outputs.poses->write(world);
         if (outputs.joint_forces) outputs.joint_forces->write(world);
       }
-      if (outputs.glb && (done + 1) % frame_every == 0) outputs.glb->write(world);
-      progress.update(done + 1);
+      if (outputs.glb && step % frame_every == 0) outputs.glb->write(world);
+      if (options.checkpoint_every > 0 && step % options.checkpoint_every == 0) {
+        save_checkpoint(world, options.checkpoint);
+      }
+      progress.update(step);
     }
   } catch (const SimulationError&) {
     progress.abort();
@@ -228,17 +256,30 @@ int run_command(const RunOptions& options) {
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  if (done < steps) {
+  // The final checkpoint: the end of the run, or where it was interrupted (a diverged run
+  // keeps its last periodic one).
+  const bool checkpointed = options.checkpoint_every > 0 &&
+                            world.step_count() % options.checkpoint_every == 0 && done > 0;
+  if (!options.checkpoint.empty() && !checkpointed) {
+    try {
+      save_checkpoint(world, options.checkpoint);
+    } catch (const OutputError&) {
+      progress.abort();
+      outputs.close();
+      throw;
+    }
+  }
+  if (done < to_do) {
     progress.abort();
     print_warnings(world, warned);
     outputs.close();
     const bool terminated = g_stop_signal == SIGTERM;
     throw Interrupted(std::string(terminated ? "terminated (SIGTERM)" : "interrupted") +
-                          " after " + std::to_string(done) + " of " + std::to_string(steps) +
+                          " after " + std::to_string(done) + " of " + std::to_string(to_do) +
                           " steps (outputs are complete up to there)",
                       terminated ? kExitTerminated : kExitInterrupted);
   }
-  progress.finish(done);
+  progress.finish(world.step_count());
   print_warnings(world, warned);
   outputs.close();
 

@@ -259,6 +259,22 @@ CollisionWorld::~CollisionWorld() = default;
 CollisionWorld::CollisionWorld(CollisionWorld&&) noexcept = default;
 CollisionWorld& CollisionWorld::operator=(CollisionWorld&&) noexcept = default;
 
+CollisionWorld::CollisionWorld(const CollisionWorld& other) : impl_(std::make_unique<Impl>()) {
+  const Impl& o = *other.impl_;
+  Impl& m = *impl_;
+  m.bodies = o.bodies;
+  m.geometries = o.geometries;
+  m.geometry_ids = o.geometry_ids;
+  m.colliders = o.colliders;
+  for (ColliderPrim& c : m.colliders) c.placed_once = false;  // into the new tree, next detect
+  m.planes = o.planes;
+  m.excluded = o.excluded;
+  m.colliding = o.colliding;
+  m.stats = o.stats;
+  m.active = o.active;
+  m.active_dirty = o.active_dirty;
+}
+
 void CollisionWorld::add_body(std::uint32_t index, const CollisionGeometry& geometry) {
   Impl& m = *impl_;
   if (index != m.bodies.size()) {

@@ -58,6 +58,9 @@ class CollisionWorld {
   ~CollisionWorld();
   CollisionWorld(CollisionWorld&&) noexcept;
   CollisionWorld& operator=(CollisionWorld&&) noexcept;
+  /// A copy of the bodies, geometries and exclusions; the broad phase is rebuilt at its first
+  /// detect (the contacts found are the same).
+  CollisionWorld(const CollisionWorld& other);
 
   /// Registers body `index` (indices are dense, added in increasing order from 0).
   /// Throws InvalidArgument on an unsupported primitive (e.g. a plane on a dynamic body).

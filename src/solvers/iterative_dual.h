@@ -119,6 +119,11 @@ class IterativeDualSolver {
  public:
   IterativeDualSettings settings;
 
+  IterativeDualSolver() = default;
+  /// A copy has the same settings and no cached structure or preconditioner (built again at
+  /// its first solve, from that solve's values).
+  IterativeDualSolver(const IterativeDualSolver& other) : settings(other.settings) {}
+
   /// Solves A x = b, A of size n given as triplets; x is the initial guess on entry (size n;
   /// any other size starts from zero) and the solution on exit. Invalid input (indices or
   /// blocks out of range, sizes) returns iterations = -1 and converged = false.

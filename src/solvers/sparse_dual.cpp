@@ -231,6 +231,8 @@ SparseDualSolver::SparseDualSolver() = default;
 SparseDualSolver::~SparseDualSolver() = default;
 SparseDualSolver::SparseDualSolver(SparseDualSolver&&) noexcept = default;
 SparseDualSolver& SparseDualSolver::operator=(SparseDualSolver&&) noexcept = default;
+SparseDualSolver::SparseDualSolver(const SparseDualSolver& other)
+    : cholmod_min_rows(other.cholmod_min_rows) {}
 
 bool SparseDualSolver::solve(int n, const std::vector<Eigen::Triplet<double>>& triplets,
                              const Eigen::VectorXd& b, std::uint64_t pattern,

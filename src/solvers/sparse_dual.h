@@ -23,7 +23,9 @@ class SparseDualSolver {
   ~SparseDualSolver();
   SparseDualSolver(SparseDualSolver&&) noexcept;
   SparseDualSolver& operator=(SparseDualSolver&&) noexcept;
-  SparseDualSolver(const SparseDualSolver&) = delete;
+  /// A copy starts without cached analyses (the same solutions: the ordering depends on the
+  /// pattern only).
+  SparseDualSolver(const SparseDualSolver& other);
   SparseDualSolver& operator=(const SparseDualSolver&) = delete;
 
   /// Solves the system given as triplets (both triangles, duplicates summed) of size n.

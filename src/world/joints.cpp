@@ -73,40 +73,10 @@ JointId World::add_joint(const JointDef& def) {
       fail("axes: the two axes are parallel");
     }
   }
-  const bool has_coordinate = def.type == JointType::Hinge || def.type == JointType::Prismatic;
-  if (def.limits) {
-    if (!has_coordinate) fail("limits: only hinge and prismatic joints take limits");
-    if (!std::isfinite(def.limits->lower) || !std::isfinite(def.limits->upper) ||
-        def.limits->lower > def.limits->upper) {
-      fail("limits: need finite lower <= upper (got " + num(def.limits->lower) + ", " +
-           num(def.limits->upper) + ")");
-    }
-  }
+  Impl::check_extras(label, def.type, def.limits, def.spring, def.drive);
   if (def.cone) {
     if (def.type != JointType::Ball) fail("cone: only ball joints take a cone limit");
     if (!(def.cone->swing > 0 && def.cone->swing < M_PI)) fail("cone.swing: must be in (0, pi)");
-  }
-  if (def.spring) {
-    if (!has_coordinate && def.type != JointType::Ball) {
-      fail("spring: only hinge, prismatic and ball joints take a spring");
-    }
-    if (def.type == JointType::Ball && def.spring->rest != 0) {
-      fail("spring.rest: a ball joint's spring acts towards the relative orientation at "
-           "creation; rest must be 0");
-    }
-    if (!(def.spring->stiffness >= 0) || !(def.spring->damping >= 0) || !std::isfinite(def.spring->rest) ||
-        !std::isfinite(def.spring->stiffness) || !std::isfinite(def.spring->damping)) {
-      fail("spring: stiffness and damping must be finite and >= 0");
-    }
-  }
-  if (def.drive) {
-    if (!has_coordinate) fail("drive: only hinge and prismatic joints take a drive");
-    const JointDrive& d = *def.drive;
-    if (!(d.stiffness >= 0) || !(d.damping >= 0) || !std::isfinite(d.stiffness) ||
-        !std::isfinite(d.damping) || !std::isfinite(d.target)) {
-      fail("drive: target, stiffness and damping must be finite, gains >= 0");
-    }
-    if (!(d.max_force > 0)) fail("drive.max_force: must be positive");
   }
   if (!std::isfinite(def.compliance) || def.compliance < 0) fail("compliance: must be >= 0 and finite");
 
@@ -174,6 +144,7 @@ JointId World::add_joint(const JointDef& def) {
   if (a >= 0 && b >= 0) w.collision.exclude_pair(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
   const JointId id{static_cast<std::uint32_t>(w.joints.size())};
   if (!def.name.empty()) w.joint_by_name.emplace(def.name, id.index);
+  w.record_joint_rest(j);
   w.joints.push_back(std::move(j));
   w.topology_dirty = true;
   return id;

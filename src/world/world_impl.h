@@ -23,6 +23,9 @@ namespace mabd {
 
 namespace detail {
 
+class ByteWriter;
+class ByteReader;
+
 /// Constant data of one body, in its body frame (COM origin, principal axes).
 struct BodyModel {
   BodyInfo info;
@@ -367,6 +370,30 @@ struct World::Impl {
   void move_kinematic();
   void check_state() const;
   void finish_step();
+
+  // State and control (state.cpp, control.cpp).
+  /// Per joint: the relative rotation R_a^T R_b of its bodies' user frames (the world: I)
+  /// when it was added, the zero of World::joint_coordinates.
+  std::vector<Quat> joint_rest;
+  /// Rotation of the user frame of `body` (polar part of A; identity for the world, -1).
+  Mat3 user_rotation(int body) const;
+  /// Records joint_rest of the joint just added (add_joint).
+  void record_joint_rest(const detail::JointModel& j);
+  /// Validates run-time joint extras for a joint of type `type` as add_joint does; throws
+  /// InvalidArgument "`label`: what is wrong".
+  static void check_extras(const std::string& label, JointType type,
+                           const std::optional<JointLimits>& limits,
+                           const std::optional<JointSpring>& spring,
+                           const std::optional<JointDrive>& drive);
+  /// Replaces the limits, spring and drive of joint `ji` (copy on write: clones share extras).
+  void set_extras(std::uint32_t ji, const std::optional<JointLimits>& limits,
+                  const std::optional<JointSpring>& spring, const std::optional<JointDrive>& drive);
+  /// Fingerprint of the model (bodies, joints) that a saved state belongs to.
+  std::uint64_t model_hash() const;
+  /// The contact part of World::save_state / restore_state: the contacts of the last step,
+  /// which the next step matches for its friction anchors and active sets (detect_contacts).
+  void save_contacts(detail::ByteWriter& out) const;
+  std::vector<Contact> read_contacts(detail::ByteReader& in) const;
 };
 
 }  // namespace mabd

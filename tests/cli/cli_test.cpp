@@ -62,11 +62,7 @@ std::vector<std::string> csv_fields(const std::string& line) {
   return fields;
 }
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using Result = mabd::test::CommandResult;
 
 class CliTest : public ::testing::Test {
  protected:
@@ -87,16 +83,7 @@ class CliTest : public ::testing::Test {
 
   /// Runs `mabd ARGS` (ARGS already shell-quoted), capturing stdout, stderr and exit code.
   Result run(const std::string& args) const {
-    const fs::path out = tmp("stdout.txt");
-    const fs::path err = tmp("stderr.txt");
-    const std::string command = quote(kCli) + " " + args + " </dev/null >" +
-                                quote(out.string()) + " 2>" + quote(err.string());
-    const int status = std::system(command.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text(out);
-    r.err = read_text(err);
-    return r;
+    return mabd::test::run_captured(quote(kCli) + " " + args, dir_);
   }
 
   fs::path dir_;
