@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -977,12 +978,29 @@ std::string explicit_chain(int n, int typo = -1) {
 
 }  // namespace
 
+/// The shortest of three wall times of f() (s): a ratio of two such times is robust to the
+/// load of a shared machine where an absolute limit is not.
+template <class F>
+double best_time(F&& f) {
+  double best = 1e300;
+  for (int k = 0; k < 3; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
 TEST(LargeScenes, ExplicitChainLoadsInLinearTime) {
-  // Each joint looked its two bodies up by a linear search: 20000 joints took seconds.
-  const std::string json = explicit_chain(20000);
-  const auto t0 = std::chrono::steady_clock::now();
-  const Scene scene = mabd::parse_scene(json, "chain.json");
-  EXPECT_LT(seconds_since(t0), 1.0);
+  // Each joint looked its two bodies up by a linear search: 20000 joints took seconds, and
+  // eight times the joints 64 times as long. Linear: about eight times.
+  const std::string small = explicit_chain(2500), large = explicit_chain(20000);
+  Scene scene;
+  const double t_small = best_time([&] { mabd::parse_scene(small, "chain.json"); });
+  const double t_large = best_time([&] { scene = mabd::parse_scene(large, "chain.json"); });
+  std::printf("2500 joints %.3f s, 20000 joints %.3f s (ratio %.2f)\n", t_small, t_large,
+              t_large / t_small);
+  EXPECT_LT(t_large / t_small, 24.0);
   ASSERT_EQ(scene.joints.size(), 20000u);
   EXPECT_EQ(scene.joints.back().body_a, "l19998");
 }
@@ -990,10 +1008,15 @@ TEST(LargeScenes, ExplicitChainLoadsInLinearTime) {
 TEST(LargeScenes, UnknownBodyMessageIsShortAndQuick) {
   // Edit distances against every body, and every name in the message, made one typo in a
   // large scene cost seconds and megabytes.
+  // Reporting the typo costs no more than loading the scene (with the uncapped search it
+  // cost many times as much).
   const std::string json = explicit_chain(20000, /*typo=*/12345);
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::string message = parse_error(json);
-  EXPECT_LT(seconds_since(t0), 1.0);
+  std::string message;
+  const double t_error = best_time([&] { message = parse_error(json); });
+  const std::string good = explicit_chain(20000);
+  const double t_load = best_time([&] { mabd::parse_scene(good, "chain.json"); });
+  std::printf("error %.3f s, load %.3f s\n", t_error, t_load);
+  EXPECT_LT(t_error, 2.0 * t_load);
   EXPECT_EQ(message,
             "inline.json: joints[12345] 'j12345': bodies[1]: unknown body 'l12345x' (known: "
             "world, l0, l1, l2, l3, l4, l5, l6, l7, l8, ... (20001 in all)); did you mean "
