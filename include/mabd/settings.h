@@ -65,8 +65,9 @@ enum class ContactModel {
   /// setting serves a 10 g link and a 50 kg box; critically damped by default.
   Penalty,
   /// The zero-compliance limit: no penetration at the end of the step beyond a compliance
-  /// floor of 1e-6 of each row's own effective compliance (which keeps coplanar contact sets
-  /// solvable), pushing forces only. Integrates with TimeIntegration::ImplicitEuler only
+  /// floor of 1e-3 of each row's own effective compliance (which keeps coplanar contact sets
+  /// and contact rows redundant with joints solvable; a resting body sinks about
+  /// 1e-3 g h^2), pushing forces only. Integrates with TimeIntegration::ImplicitEuler only
   /// (validation rejects generalized-alpha: its second-order velocity update turns the
   /// contact impulses into a rebound); scene files default to it with this model.
   Exact,
