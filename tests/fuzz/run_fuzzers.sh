@@ -19,7 +19,8 @@ for target in scene obj; do
   mkdir -p "$work/corpus" "$work/artifacts"
   log=$work/fuzz.log
   # The seed corpus is read only; new inputs go to the work corpus (listed first).
-  "$binary" "$work/corpus" "$here/corpus/$target" -max_total_time="$seconds" -timeout=20 \
+  "$binary" "$work/corpus" "$here/corpus/$target" -dict="$here/$target.dict" \
+      -max_total_time="$seconds" -timeout=20 \
       -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
       -artifact_prefix="$work/artifacts/" > "$log" 2>&1
   status=$?

@@ -584,7 +584,7 @@ async function main() {
     // Aim at the body, closing in to a few times its size if the view is farther out.
     const p = followPoint(followed);
     const offset = camera.position.clone().sub(controls.target);
-    const near = 4 * fitDistance(camera, new Box3().setFromObject(followed.object), offset);
+    const near = 6 * fitDistance(camera, new Box3().setFromObject(followed.object), offset);
     if (offset.length() > near) offset.setLength(near);
     controls.target.copy(p);
     camera.position.copy(p).add(offset);
