@@ -62,7 +62,7 @@ test-asan: deps
 	  -DCMAKE_CXX_FLAGS="$(ASAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="$(ASAN_FLAGS)" $(CCACHE) \
 	  -DMABD_BUILD_BENCH=OFF -DMABD_INSTALL=OFF > /dev/null
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
-	@cd $(ASAN_DIR) && ASAN_OPTIONS=$(ASAN_OPTIONS):strict_string_checks=1:detect_stack_use_after_return=1 \
+	@cd $(ASAN_DIR) && ASAN_OPTIONS=strict_string_checks=1:detect_stack_use_after_return=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) -E '^install_'
 

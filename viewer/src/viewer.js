@@ -27,7 +27,8 @@ const SPEEDS = [0.25, 0.5, 1, 2, 4];
 const CHART_HEIGHT = 140;
 const BACKGROUND = 0xeef1f5;
 // Tick steps of integer charts (iterations, contact points): 1, 2, 5, 10, ... 5e12.
-const INTEGER_INCREMENTS = Array.from({ length: 39 }, (_, i) => [1, 2, 5][i % 3] * 10 ** Math.floor(i / 3));
+const INTEGER_INCREMENTS = Array.from({ length: 39 },
+  (_, i) => [1, 2, 5][i % 3] * 10 ** Math.floor(i / 3));
 // A linear chart whose largest |value| is outside [1e-12, 1e12] is drawn scaled by a power of
 // ten (said in its title): uPlot's axes only place ticks from 1e-32 to 1e32.
 const LINEAR_LIMIT = 12;
@@ -108,7 +109,9 @@ function buildLayout(meta, hasStats) {
     if (s === 1) option.selected = true;
     speed.appendChild(option);
   }
-  const follow = el('select', { id: 'follow', title: 'Camera: free, or following a body', 'aria-label': 'Camera follows' });
+  const follow = el('select', {
+    id: 'follow', title: 'Camera: free, or following a body', 'aria-label': 'Camera follows',
+  });
   follow.appendChild(el('option', { value: '', text: 'free camera' }));
   const controls = el('div', { id: 'controls' }, [play, scrubber, readout, speed, follow]);
   view.append(title, message, controls);
@@ -133,14 +136,16 @@ function norms(rows) {
 
 // Finite numbers, everything else (null, strings, overflowed sums) null.
 function finiteOrNull(values) {
-  return values ? values.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null)) : null;
+  if (!values) return null;
+  return values.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
 }
 
 // log10 of the positive finite values, null for zero, negative and missing values. Log charts
 // are drawn as linear charts of the exponent, so any positive double (5e-324 to 1.8e308)
 // has a place on the axis.
 function log10OrNull(values) {
-  return values ? values.map((v) => (typeof v === 'number' && v > 0 && Number.isFinite(v) ? Math.log10(v) : null)) : null;
+  if (!values) return null;
+  return values.map((v) => (typeof v === 'number' && v > 0 && Number.isFinite(v) ? Math.log10(v) : null));
 }
 
 // v / 10^e without overflow or underflow of 10^e on its own (e may be about +-330).
@@ -265,7 +270,9 @@ function plottedSeries(def) {
   for (const [scale, side] of [['y', 'left'], ['R', 'right']]) {
     const onScale = series.filter((s) => (s.scale || 'y') === scale);
     const e = displayExponent(onScale.map((s) => s.raw));
-    for (const s of onScale) s.plotted = e ? s.raw.map((v) => (v === null ? null : scaleByPow10(v, e))) : s.raw;
+    for (const s of onScale) {
+      s.plotted = e ? s.raw.map((v) => (v === null ? null : scaleByPow10(v, e))) : s.raw;
+    }
     if (e) notes.push(`${side} axis ×1e${e}`);
   }
   if (notes.length) def.title = `${def.title} — ${notes.join(', ')}`;
@@ -287,7 +294,9 @@ function buildCharts(stats, container, seek) {
     const axes = [
       { size: 26 },
       def.log
-        ? { size: 56, space: 20, incrs: DECADE_INCREMENTS, values: (u, vals) => vals.map(decadeLabel) }
+        ? {
+          size: 56, space: 20, incrs: DECADE_INCREMENTS, values: (u, vals) => vals.map(decadeLabel),
+        }
         : {
           size: 56, space: 20, values: (u, vals) => vals.map(formatTick),
           ...(def.integer ? { incrs: INTEGER_INCREMENTS } : {}),
@@ -465,7 +474,10 @@ function urlSettings() {
     params.set(key, value);
   }
   const t = params.has('t') ? Number(params.get('t')) : NaN;
-  return { t: Number.isFinite(t) ? t : null, follow: params.has('follow') ? params.get('follow') : null };
+  return {
+    t: Number.isFinite(t) ? t : null,
+    follow: params.has('follow') ? params.get('follow') : null,
+  };
 }
 
 function frameScene(scene, camera, controls, box) {
