@@ -2,8 +2,13 @@
 BUILD_DIR ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 OUT_DIR ?= out
+# Sanitizer builds, each in a directory of its own (the main build is left alone).
+FUZZ_DIR ?= build-fuzz
+ASAN_DIR ?= build-asan
+FUZZ_SECONDS ?= 30
+CCACHE := $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run test bench clean fuzz-build fuzz test-asan check
 
 all: build
 
@@ -31,9 +36,38 @@ run: build
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory fuzz
 
 bench: build
 	@bash bench/run.sh $(BUILD_DIR)
 
+# libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined), each run for FUZZ_SECONDS
+# on a copy of its seed corpus in tests/fuzz/corpus.
+fuzz-build: deps
+	@cmake -S . -B $(FUZZ_DIR) -DCMAKE_CXX_COMPILER=clang++ -DMABD_FUZZ=ON \
+	  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" $(CCACHE) \
+	  -DMABD_BUILD_CLI=OFF -DMABD_BUILD_TESTS=OFF -DMABD_BUILD_BENCH=OFF -DMABD_INSTALL=OFF \
+	  > /dev/null
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target scene_fuzz obj_fuzz
+
+fuzz: fuzz-build
+	@bash tests/fuzz/run_fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+
+# The whole test suite built with AddressSanitizer + UndefinedBehaviorSanitizer (-O1, asserts
+# on). The install tests are left out: they build other projects against the library, without
+# the sanitizer runtime.
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+test-asan: deps
+	@cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+	  -DCMAKE_CXX_FLAGS="$(ASAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="$(ASAN_FLAGS)" $(CCACHE) \
+	  -DMABD_BUILD_BENCH=OFF -DMABD_INSTALL=OFF > /dev/null
+	@cmake --build $(ASAN_DIR) -j $(JOBS)
+	@cd $(ASAN_DIR) && ASAN_OPTIONS=strict_string_checks=1:detect_stack_use_after_return=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) -E '^install_'
+
+# Everything CI runs: the tests, the fuzzers and the sanitizer build.
+check: test fuzz test-asan
+
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)

@@ -7,7 +7,10 @@ packages=(
   libeigen3-dev libsuitesparse-dev libopenblas0-serial nlohmann-json3-dev libcli11-dev libtinygltf-dev libbullet-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium
+  clang libclang-rt-dev
 )
+# clang and its compiler runtime (libclang_rt.fuzzer, .asan, .ubsan; only recommended by clang,
+# so named here) build the fuzz targets of tests/fuzz (`make fuzz`).
 # Node.js and npm build the web viewer bundle of `mabd view` (Chromium runs its browser test).
 # A Node.js that brings its own npm (e.g. NodeSource's nodejs) is used as it is: Debian's npm
 # package would conflict with it.

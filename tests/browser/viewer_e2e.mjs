@@ -8,7 +8,9 @@
 // without stats with `mabd view`, opens them from file:// and checks: no console or page
 // errors, no network requests, a non-blank WebGL canvas showing the model, playback changes
 // the frame, the scrubber and speed selector work, the charts are there (with a time cursor
-// that follows playback) only when stats are given.
+// that follows playback) only when stats are given; a stats file with extreme values (residuals
+// of 1e-30, 0 and 5e-324, energies of 1e300) still gives five drawn charts without errors; the
+// URL's t= sets the start time and follow= keeps a body at the centre of the view.
 //
 // Screenshot mode:
 //   node tests/browser/viewer_e2e.mjs --screenshot OUT.png --page PAGE.html [--at SECONDS]
@@ -178,7 +180,7 @@ async function launch(args) {
 
 // Opens a page and records what a person would not want to see: console errors, page
 // errors, requests to anything but the page itself.
-async function openPage(browser, file, viewport) {
+async function openPage(browser, file, viewport, urlSuffix = '') {
   const page = await browser.newPage({ viewport, deviceScaleFactor: 1 });
   const problems = [];
   page.on('console', (msg) => {
@@ -191,7 +193,7 @@ async function openPage(browser, file, viewport) {
       problems.push(`network request: ${url}`);
     }
   });
-  await page.goto(pathToFileURL(file).href);
+  await page.goto(pathToFileURL(file).href + urlSuffix);
   await page.waitForFunction(() => !!document.body.dataset.ready, null, { timeout: 120000 });
   const ready = await page.evaluate(() => document.body.dataset.ready);
   if (ready !== 'true') {
@@ -208,6 +210,37 @@ async function viewPixels(page) {
   const top = Math.ceil(title.y + title.height + 4);
   const clip = { x: canvas.x, y: top, width: canvas.width, height: Math.floor(bar.y - 4 - top) };
   return decodePng(await page.screenshot({ clip }));
+}
+
+// Pixels of a chart's plot canvas close to `rgb` (a series' stroke colour).
+async function chartPixels(page, chartId, rgb) {
+  const image = decodePng(await page.locator(`#${chartId} .uplot canvas`).first().screenshot());
+  let count = 0;
+  for (let i = 0; i < image.data.length; i += 4) {
+    const d = Math.abs(image.data[i] - rgb[0]) + Math.abs(image.data[i + 1] - rgb[1]) +
+              Math.abs(image.data[i + 2] - rgb[2]);
+    if (d < 60) ++count;
+  }
+  return count;
+}
+
+// The stats file with values at the edges of what a double holds: residuals of 1e-30, 0,
+// 5e-324 (the smallest subnormal) and 3e-25 in the first rows, then falling from 1e-3 to 1e-40
+// with zeros in between; no positive joint residual at all; a kinetic energy of 1e300 and
+// -1e-300 potential energy in a few rows; wall times of 1e-40 ms.
+function extremeStats(lines) {
+  const first = [1e-30, 0, 5e-324, 3e-25];
+  return lines.map((line, i) => {
+    const row = JSON.parse(line);
+    row.residual = i < first.length ? first[i] : i % 7 === 0 ? 0 : 1e-3 * 10 ** (-i / 4);
+    row.joint_residual = 0;
+    if (i % 50 === 7) {
+      row.kinetic_energy = 1e300;
+      row.potential_energy = -1e-300;
+    }
+    row.wall_ms = 1e-40;
+    return JSON.stringify(row);
+  }).join('\n') + '\n';
 }
 
 // ---- checks -------------------------------------------------------------------------------
@@ -242,6 +275,10 @@ async function testMode(args) {
   const printed = mabd(args, ['view', glb, '--stats', stats, '-o', withStats]).trim();
   check(printed === withStats, `mabd view prints the page path (${printed})`);
   mabd(args, ['view', glb, '-o', withoutStats]);
+  const extreme = path.join(work, 'extreme_stats.jsonl');
+  const withExtremeStats = path.join(work, 'chain_extreme.html');
+  fs.writeFileSync(extreme, extremeStats(fs.readFileSync(stats, 'utf8').trim().split('\n')));
+  mabd(args, ['view', glb, '--stats', extreme, '-o', withExtremeStats]);
 
   const browser = await launch(args);
   try {
@@ -338,6 +375,72 @@ async function testMode(args) {
     check(c3.nonBackground > 0.01 * c3.total && c3.model > 1000, 'without --stats the model is drawn');
     check(plain.problems.length === 0, `no errors without stats${plain.problems.length ? ': ' + plain.problems.join('; ') : ''}`);
     await plain.page.close();
+
+    // ---- extreme values: finite, zero and subnormal residuals on the log chart ----
+    const ext = await openPage(browser, withExtremeStats, { width: 1280, height: 800 });
+    check((await ext.page.evaluate(() => window.mabdViewer.charts)) === 5 &&
+          (await ext.page.locator('#charts .uplot').count()) === 5,
+          'five charts with residuals of 1e-30, 0 and 5e-324 and energies of 1e300');
+    const orange = await chartPixels(ext.page, 'chart-residual', [0xff, 0x7f, 0x0e]);
+    check(orange > 100, `the residual chart draws its line (${orange} line pixels)`);
+    const black = await chartPixels(ext.page, 'chart-energy', [0x22, 0x22, 0x22]);
+    check(black > 100, `the energy chart draws its total energy line (${black} line pixels)`);
+    check(/×1e300/.test(await ext.page.locator('#chart-energy .chart-title').innerText()),
+          'the energy chart says its axis is in units of 1e300 J');
+    // The legends show the recorded values of the row at the animation time (row 0 at t = 0).
+    const legendAt = async (t) => {
+      await ext.page.evaluate((s) => window.mabdViewer.seek(s), t);
+      await ext.page.waitForTimeout(100);
+      return (await ext.page.locator('#chart-residual .u-legend').innerText()).replace(/\s+/g, ' ');
+    };
+    for (const [t, shown] of [[0, '1.00e-30'], [0.02, '0'], [0.03, '4.94e-324'], [0.04, '3.00e-25']]) {
+      const text = await legendAt(t);
+      check(text.includes(`Newton increment ${shown}`) || text.includes(`Newton increment${shown}`),
+            `at t = ${t} s the residual legend shows ${shown} (${text})`);
+    }
+    check(ext.problems.length === 0, `no errors with extreme stats${ext.problems.length ? ': ' + ext.problems.join('; ') : ''}`);
+    await ext.page.close();
+
+    // ---- URL settings: the start time and the followed body ----
+    for (const suffix of ['?t=0.9', '#t=0.9']) {
+      const at = await openPage(browser, withStats, { width: 1024, height: 700 }, suffix);
+      const t = await at.page.evaluate(() => window.mabdViewer.time);
+      check(Math.abs(t - 0.9) < 1e-9 && (await at.page.locator('#time').innerText()).includes('0.900'),
+            `${suffix} starts the page at t = 0.9 s (${t}, readout '${await at.page.locator('#time').innerText()}')`);
+      check(at.problems.length === 0, `no errors with ${suffix}${at.problems.length ? ': ' + at.problems.join('; ') : ''}`);
+      await at.page.close();
+    }
+    const names = await (async () => {
+      const probe = await openPage(browser, withoutStats, { width: 800, height: 600 });
+      const list = await probe.page.evaluate(() => window.mabdViewer.bodyNames);
+      await probe.page.close();
+      return list;
+    })();
+    check(names.length === 13, `13 bodies to follow (${names.join(' ')})`);
+    const target = names[names.length - 1];
+    const fol = await openPage(browser, withoutStats, { width: 1024, height: 700 },
+                               `#t=0.3&follow=${encodeURIComponent(target)}`);
+    const state = await fol.page.evaluate(() => ({ followed: window.mabdViewer.followed, t: window.mabdViewer.time }));
+    check(state.followed === target && (await fol.page.locator('#follow').inputValue()) === target &&
+          Math.abs(state.t - 0.3) < 1e-9,
+          `#t=0.3&follow=${target} follows it (followed '${state.followed}', t = ${state.t})`);
+    const off = (p) => Math.hypot(p.x, p.y);
+    for (const t of [0.3, 0.75, 1.2, 1.5]) {
+      await fol.page.evaluate((s) => window.mabdViewer.seek(s), t);
+      await fol.page.waitForTimeout(100);
+      const p = await fol.page.evaluate((n) => window.mabdViewer.screenPosition(n), target);
+      check(off(p) < 0.02, `at t = ${t} s the followed body is at the centre (${p.x.toFixed(4)}, ${p.y.toFixed(4)})`);
+    }
+    // The centred ball is drawn: orange pixels in the middle of the view.
+    const centre = await viewPixels(fol.page);
+    check(countPixels(centre).model > 1000, 'the followed body is drawn');
+    // A free camera stays put: the body then leaves the centre as it swings.
+    await fol.page.selectOption('#follow', '');
+    await fol.page.evaluate(() => window.mabdViewer.seek(0.3));
+    const free = await fol.page.evaluate((n) => window.mabdViewer.screenPosition(n), target);
+    check(off(free) > 0.1, `with the free camera the body leaves the centre (${free.x.toFixed(3)}, ${free.y.toFixed(3)})`);
+    check(fol.problems.length === 0, `no errors while following${fol.problems.length ? ': ' + fol.problems.join('; ') : ''}`);
+    await fol.page.close();
   } finally {
     await browser.close();
   }

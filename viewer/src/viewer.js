@@ -26,9 +26,14 @@ import uPlot from 'uplot';
 const SPEEDS = [0.25, 0.5, 1, 2, 4];
 const CHART_HEIGHT = 140;
 const BACKGROUND = 0xeef1f5;
-// Tick steps of integer charts (iterations, contact points).
-const INTEGER_INCREMENTS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5,
-  2e5, 5e5, 1e6, 2e6, 5e6, 1e7];
+// Tick steps of integer charts (iterations, contact points): 1, 2, 5, 10, ... 5e12.
+const INTEGER_INCREMENTS = Array.from({ length: 39 },
+  (_, i) => [1, 2, 5][i % 3] * 10 ** Math.floor(i / 3));
+// A linear chart whose largest |value| is outside [1e-12, 1e12] is drawn scaled by a power of
+// ten (said in its title): uPlot's axes only place ticks from 1e-32 to 1e32.
+const LINEAR_LIMIT = 12;
+// Options of the follow-camera selector (beyond it, the URL parameter still works).
+const MAX_FOLLOW_OPTIONS = 2000;
 
 function readJson(id) {
   const el = document.getElementById(id);
@@ -71,16 +76,8 @@ function formatTick(v) {
   return String(Number(v.toPrecision(4)));
 }
 
-// Log axis labels: decades only, at most about five of them.
-function logTicks(u, vals) {
-  const decades = vals.filter((v) => v > 0 && Math.abs(Math.log10(v) - Math.round(Math.log10(v))) < 1e-6);
-  const step = Math.max(1, Math.ceil(decades.length / 5));
-  return vals.map((v) => {
-    if (!(v > 0)) return '';
-    const e = Math.log10(v);
-    return Math.abs(e - Math.round(e)) < 1e-6 && Math.round(e) % step === 0 ? formatTick(v) : '';
-  });
-}
+// Tick steps of a log chart's exponent axis: every decade, or every 2nd, 5th, 10th ... one.
+const DECADE_INCREMENTS = [1, 2, 5, 10, 20, 50, 100, 200];
 
 function formatTime(t) {
   return t.toFixed(3);
@@ -112,13 +109,17 @@ function buildLayout(meta, hasStats) {
     if (s === 1) option.selected = true;
     speed.appendChild(option);
   }
-  const controls = el('div', { id: 'controls' }, [play, scrubber, readout, speed]);
+  const follow = el('select', {
+    id: 'follow', title: 'Camera: free, or following a body', 'aria-label': 'Camera follows',
+  });
+  follow.appendChild(el('option', { value: '', text: 'free camera' }));
+  const controls = el('div', { id: 'controls' }, [play, scrubber, readout, speed, follow]);
   view.append(title, message, controls);
 
   const charts = el('div', { id: 'charts' });
   if (!hasStats) charts.hidden = true;
   root.append(view, charts);
-  return { root, view, title, message, play, scrubber, readout, speed, charts };
+  return { root, view, title, message, play, scrubber, readout, speed, follow, charts };
 }
 
 function showMessage(ui, text) {
@@ -133,8 +134,43 @@ function norms(rows) {
   return rows.map((v) => (Array.isArray(v) ? Math.hypot(...v) : null));
 }
 
-function positiveOrNull(values) {
-  return values ? values.map((v) => (typeof v === 'number' && v > 0 ? v : null)) : null;
+// Finite numbers, everything else (null, strings, overflowed sums) null.
+function finiteOrNull(values) {
+  if (!values) return null;
+  return values.map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
+}
+
+// log10 of the positive finite values, null for zero, negative and missing values. Log charts
+// are drawn as linear charts of the exponent, so any positive double (5e-324 to 1.8e308)
+// has a place on the axis.
+function log10OrNull(values) {
+  if (!values) return null;
+  return values.map((v) => (typeof v === 'number' && v > 0 && Number.isFinite(v) ? Math.log10(v) : null));
+}
+
+// v / 10^e without overflow or underflow of 10^e on its own (e may be about +-330).
+function scaleByPow10(v, e) {
+  const a = Math.trunc(e / 2);
+  return v * 10 ** -a * 10 ** -(e - a);
+}
+
+// The power of ten a linear chart's scale is drawn in: 0 unless its largest |value| is outside
+// [1e-LINEAR_LIMIT, 1e+LINEAR_LIMIT].
+function displayExponent(columns) {
+  let largest = 0;
+  for (const values of columns) {
+    for (const v of values) if (v !== null && Math.abs(v) > largest) largest = Math.abs(v);
+  }
+  if (largest === 0) return 0;
+  const e = Math.floor(Math.log10(largest));
+  return Math.abs(e) > LINEAR_LIMIT ? e : 0;
+}
+
+// Decade labels of a log chart's exponent axis: 0.01, 0.1, 1, 10, 100, then 1e-3, 1e3 ...
+function decadeLabel(k) {
+  if (!Number.isInteger(k)) return '';
+  if (k >= -2 && k <= 2) return String(10 ** k);
+  return `1e${k}`;
 }
 
 function column(stats, key) {
@@ -149,10 +185,13 @@ function positiveColumn(stats, key) {
   return values && values.some((v) => typeof v === 'number' && v > 0) ? values : null;
 }
 
-// A log-scale range that survives columns without a positive value.
-function logRange(u, min, max) {
-  if (!(min > 0) || !(max > 0)) return [1e-16, 1];
-  return uPlot.rangeLog(min, max, 10, true);
+// The range of a log chart's exponent axis: whole decades around the data, [1e-16, 1]
+// without a positive value.
+function decadeRange(u, min, max) {
+  if (!Number.isFinite(min) || !Number.isFinite(max)) return [-16, 0];
+  const lo = Math.floor(min);
+  const hi = Math.ceil(max);
+  return hi > lo ? [lo, hi] : [lo - 1, hi + 1];
 }
 
 function chartDefinitions(stats) {
@@ -179,8 +218,8 @@ function chartDefinitions(stats) {
     {
       id: 'chart-residual', title: 'Residuals (m, log scale)', log: true,
       series: [
-        { label: 'Newton increment', stroke: '#ff7f0e', data: positiveOrNull(column(stats, 'residual')) },
-        { label: 'joint |C|', stroke: '#17becf', data: positiveOrNull(column(stats, 'joint_residual')) },
+        { label: 'Newton increment', stroke: '#ff7f0e', data: column(stats, 'residual') },
+        { label: 'joint |C|', stroke: '#17becf', data: column(stats, 'joint_residual') },
       ],
     },
     {
@@ -217,13 +256,36 @@ function chartDefinitions(stats) {
   return { t, defs };
 }
 
+// The series of a chart that have data, each with its recorded values (`raw`: finite numbers
+// or null) and the values drawn (`plotted`): exponents on log charts, and on linear charts the
+// values in the power of ten that keeps each axis within uPlot's reach (then named in the
+// chart's title, e.g. "left axis ×1e-15").
+function plottedSeries(def) {
+  const series = def.series.filter((s) => s.data).map((s) => ({ ...s, raw: finiteOrNull(s.data) }));
+  if (def.log) {
+    for (const s of series) s.plotted = log10OrNull(s.raw);
+    return series;
+  }
+  const notes = [];
+  for (const [scale, side] of [['y', 'left'], ['R', 'right']]) {
+    const onScale = series.filter((s) => (s.scale || 'y') === scale);
+    const e = displayExponent(onScale.map((s) => s.raw));
+    for (const s of onScale) {
+      s.plotted = e ? s.raw.map((v) => (v === null ? null : scaleByPow10(v, e))) : s.raw;
+    }
+    if (e) notes.push(`${side} axis ×1e${e}`);
+  }
+  if (notes.length) def.title = `${def.title} — ${notes.join(', ')}`;
+  return series;
+}
+
 function buildCharts(stats, container, seek) {
   const { t, defs } = chartDefinitions(stats);
   if (!t || t.length === 0) return [];
   const charts = [];
   const width = () => Math.max(240, container.clientWidth - 24);
   for (const def of defs) {
-    const series = def.series.filter((s) => s.data);
+    const series = plottedSeries(def);
     if (series.length === 0) continue;
     const box = el('div', { id: def.id, class: 'chart' }, [el('div', { class: 'chart-title', text: def.title })]);
     container.appendChild(box);
@@ -232,7 +294,9 @@ function buildCharts(stats, container, seek) {
     const axes = [
       { size: 26 },
       def.log
-        ? { size: 56, values: logTicks }
+        ? {
+          size: 56, space: 20, incrs: DECADE_INCREMENTS, values: (u, vals) => vals.map(decadeLabel),
+        }
         : {
           size: 56, space: 20, values: (u, vals) => vals.map(formatTick),
           ...(def.integer ? { incrs: INTEGER_INCREMENTS } : {}),
@@ -252,7 +316,7 @@ function buildCharts(stats, container, seek) {
       scales: {
         // From t = 0 (the stats start after the first step), where the animation starts.
         x: { time: false, range: (u, min, max) => [Math.min(0, min), max] },
-        y: def.log ? { distr: 3, range: logRange } : {},
+        y: def.log ? { range: decadeRange } : {},
         ...(usesR ? { R: {} } : {}),
       },
       axes,
@@ -260,12 +324,13 @@ function buildCharts(stats, container, seek) {
         { label: 't (s)', value: (u, v) => (v == null ? '--' : v.toFixed(3)) },
         ...series.map((s) => ({
           label: s.label, stroke: s.stroke, width: 1.5, scale: s.scale || 'y', spanGaps: false,
-          value: formatValue,
+          // The legend shows the value as recorded, whatever the chart draws.
+          value: (u, v, seriesIdx, idx) => formatValue(u, idx == null ? null : s.raw[idx]),
           points: { show: false },
         })),
       ],
     };
-    const plot = new uPlot(opts, [t, ...series.map((s) => s.data)], box);
+    const plot = new uPlot(opts, [t, ...series.map((s) => s.plotted)], box);
     const line = el('div', { class: 'time-line' });
     plot.over.appendChild(line);
     // A click (not a drag, which zooms) moves the animation to that time.
@@ -278,7 +343,7 @@ function buildCharts(stats, container, seek) {
     let hovering = false;
     plot.over.addEventListener('mouseenter', () => { hovering = true; });
     plot.over.addEventListener('mouseleave', () => { hovering = false; });
-    charts.push({ plot, line, t, isHovered: () => hovering, shownIdx: -1 });
+    charts.push({ plot, line, t, isHovered: () => hovering });
   }
   const resize = () => { for (const c of charts) c.plot.setSize({ width: width(), height: CHART_HEIGHT }); };
   window.addEventListener('resize', resize);
@@ -301,13 +366,9 @@ function updateTimeLines(charts, time) {
   for (const chart of charts) {
     const { plot, line } = chart;
     if (!chart.isHovered()) {
+      // uPlot's own cursor updates (its first layout included) also set the legend's row.
       const idx = nearestIndex(chart.t, time);
-      if (idx !== chart.shownIdx) {
-        plot.setLegend({ idx }, false);
-        chart.shownIdx = idx;
-      }
-    } else {
-      chart.shownIdx = -1;
+      if (plot.legend.idx !== idx) plot.setLegend({ idx }, false);
     }
     const x = plot.valToPos(time, 'x');
     const inside = Number.isFinite(x) && x >= 0 && x <= plot.over.clientWidth;
@@ -377,6 +438,46 @@ function fitDistance(camera, box, direction) {
                         depth + Math.abs(corner.dot(up)) / tanV);
   }
   return Math.max(distance * 1.12, 1e-3);
+}
+
+// The bodies the camera can follow: the children of the exporter's root node other than
+// planes, by their names in the file (GLTFLoader's object names are sanitized copies).
+function followableBodies(gltf, model) {
+  const root = model.getObjectByName('mabd_world') || model;
+  const nodes = (gltf.parser && gltf.parser.json.nodes) || [];
+  const bodies = new Map();
+  for (const object of root.children) {
+    if (isPlane(object, model)) continue;
+    const mapping = gltf.parser && gltf.parser.associations.get(object);
+    const node = mapping && mapping.nodes !== undefined ? nodes[mapping.nodes] : null;
+    const name = (node && node.name) || object.name;
+    if (name && !bodies.has(name)) bodies.set(name, { name, object, local: null });
+  }
+  return bodies;
+}
+
+// The point of a body the follow camera aims at (world frame): the centre of its bounding box
+// at the time it was first followed, carried along with the body.
+function followPoint(body) {
+  body.object.updateWorldMatrix(true, false);
+  if (!body.local) {
+    const center = new Box3().setFromObject(body.object).getCenter(new Vector3());
+    body.local = body.object.worldToLocal(center);
+  }
+  return body.object.localToWorld(body.local.clone());
+}
+
+// Settings in the page's URL, after '?' or '#' (the '#' ones win): t (s), follow (body name).
+function urlSettings() {
+  const params = new URLSearchParams(window.location.search);
+  for (const [key, value] of new URLSearchParams(window.location.hash.replace(/^#/, ''))) {
+    params.set(key, value);
+  }
+  const t = params.has('t') ? Number(params.get('t')) : NaN;
+  return {
+    t: Number.isFinite(t) ? t : null,
+    follow: params.has('follow') ? params.get('follow') : null,
+  };
 }
 
 function frameScene(scene, camera, controls, box) {
@@ -453,6 +554,14 @@ async function main() {
   camera.aspect = Math.max(1, ui.view.clientWidth) / Math.max(1, ui.view.clientHeight);
   frameScene(scene, camera, controls, box);
 
+  const followable = followableBodies(gltf, model);
+  let options = 0;
+  for (const name of followable.keys()) {
+    if (++options > MAX_FOLLOW_OPTIONS) break;
+    ui.follow.appendChild(el('option', { value: name, text: name }));
+  }
+  ui.follow.hidden = followable.size === 0;
+
   const frames = clip && clip.tracks.length ? clip.tracks[0].times.length : 1;
   document.getElementById('model-info').textContent =
     `${bodies} bodies · ${frames} frames · ${formatTime(duration)} s`;
@@ -463,6 +572,39 @@ async function main() {
   let speed = 1;
   let charts = [];
   let dirty = true;
+  let followed = null;
+
+  // Keeps the followed body at the orbit target (the centre of the view): the camera moves
+  // with it, so orbiting and zooming around it still work.
+  const applyFollow = () => {
+    if (!followed) return;
+    const p = followPoint(followed);
+    if (!p.equals(controls.target)) {
+      camera.position.add(p.clone().sub(controls.target));
+      controls.target.copy(p);
+      dirty = true;
+    }
+  };
+  const setFollow = (name) => {
+    followed = (name && followable.get(name)) || null;
+    if (name && !followed) showMessage(ui, `No body named '${name}' to follow.`);
+    if (followed && ![...ui.follow.options].some((o) => o.value === name)) {
+      ui.follow.appendChild(el('option', { value: name, text: name }));
+    }
+    ui.follow.value = followed ? followed.name : '';
+    if (!followed) return;
+    // Aim at the body, closing in to a few times its size if the view is farther out.
+    const p = followPoint(followed);
+    const offset = camera.position.clone().sub(controls.target);
+    const near = 6 * fitDistance(camera, new Box3().setFromObject(followed.object), offset);
+    if (offset.length() > near) offset.setLength(near);
+    controls.target.copy(p);
+    camera.position.copy(p).add(offset);
+    camera.near = Math.min(camera.near, offset.length() / 200);
+    camera.updateProjectionMatrix();
+    controls.update();
+    dirty = true;
+  };
 
   const setTime = (t) => {
     time = Math.min(Math.max(Number.isFinite(t) ? t : 0, 0), duration);
@@ -470,6 +612,7 @@ async function main() {
       action.time = time;
       mixer.update(0);
     }
+    applyFollow();
     ui.scrubber.value = String(time);
     ui.readout.textContent = `t = ${formatTime(time)} s / ${formatTime(duration)} s`;
     updateTimeLines(charts, time);
@@ -487,6 +630,7 @@ async function main() {
   ui.play.addEventListener('click', () => setPlaying(!playing));
   ui.scrubber.addEventListener('input', () => setTime(parseFloat(ui.scrubber.value)));
   ui.speed.addEventListener('change', () => { speed = parseFloat(ui.speed.value) || 1; });
+  ui.follow.addEventListener('change', () => setFollow(ui.follow.value));
   window.addEventListener('keydown', (e) => {
     if (e.code === 'Space' && e.target === document.body) {
       e.preventDefault();
@@ -507,7 +651,14 @@ async function main() {
   };
   window.addEventListener('resize', resize);
   resize();
-  setTime(0);
+  // The URL may set the start time and the followed body (page.html#t=2.5&follow=link_3).
+  const applyUrl = () => {
+    const settings = urlSettings();
+    if (settings.follow !== null) setFollow(settings.follow);
+    setTime(settings.t ?? time);
+  };
+  applyUrl();
+  window.addEventListener('hashchange', applyUrl);
 
   let last = performance.now();
   const frame = (now) => {
@@ -538,6 +689,18 @@ async function main() {
     play: () => setPlaying(true),
     pause: () => setPlaying(false),
     seek: (t) => setTime(t),
+    bodyNames: [...followable.keys()],
+    get followed() { return followed ? followed.name : ''; },
+    follow: (name) => setFollow(name),
+    // Where a body's followed point is on screen, in normalized device coordinates (-1 to 1,
+    // 0 0 at the centre of the view).
+    screenPosition: (name) => {
+      const body = followable.get(name);
+      if (!body) return null;
+      camera.updateMatrixWorld();
+      const p = followPoint(body).project(camera);
+      return { x: p.x, y: p.y };
+    },
   };
   document.body.dataset.ready = 'true';
 }
