@@ -461,44 +461,6 @@ void World::Impl::contact_stats() {
   }
 }
 
-// An impact (a contact that became active this step) is inelastic: the implicit-Euler
-// velocity u / h of the step still holds the approach, so its component into the collider at
-// the new contact points is removed by a mass-weighted projection,
-//   v <- v - M^{-1} G^T (G M^{-1} G^T)^{-1} G v   over the rows with G v < 0.
-void World::Impl::contact_impact_velocities() {
-  for (const auto& cb : contact_bodies) {
-    const std::size_t i = cb.body;
-    if (contact_impact.empty() || !contact_impact[i]) continue;
-    const auto& B = bodies[i];
-    std::vector<Vec12> rows;
-    for (std::uint32_t k = cb.begin; k < cb.end; ++k) {
-      const Contact& c = contacts[k];
-      if (!c.active) continue;
-      const Vec3 n = detail::affine_A(q[c.collider]) * c.nc;
-      const double vn = n.dot(detail::point(qdot[i], c.p) - detail::point(qdot[c.collider], c.pc));
-      if (vn < 0) rows.push_back(detail::grad_point(c.p, n));
-    }
-    const int r = static_cast<int>(rows.size());
-    if (r == 0) continue;
-    auto minv = [&](const Vec12& g) {
-      Vec12 x;
-      for (int k = 0; k < 3; ++k) x.segment<3>(3 * k) = g.segment<3>(3 * k) / B.sigma[k];
-      x.tail<3>() = g.tail<3>() / B.mass;
-      return x;
-    };
-    Eigen::MatrixXd S(r, r);
-    Eigen::VectorXd b(r);
-    for (int a = 0; a < r; ++a) {
-      const Vec12 ma = minv(rows[a]);
-      for (int c = 0; c < r; ++c) S(a, c) = rows[c].dot(ma);
-      b[a] = rows[a].dot(qdot[i]);
-    }
-    S.diagonal() *= 1 + 1e-9;  // coplanar points: keep the projection defined
-    const Eigen::VectorXd lambda = S.ldlt().solve(b);
-    for (int a = 0; a < r; ++a) qdot[i] -= minv(rows[a]) * lambda[a];
-  }
-}
-
 // ---- Public queries ----------------------------------------------------------------------
 
 std::vector<ContactInfo> World::contacts() const {

@@ -96,7 +96,6 @@ void World::Impl::advance(bool trial) {
   {
     const auto t0 = Clock::now();
     detect_contacts();
-    contact_impact.assign(contact_bodies.empty() ? 0 : bodies.size(), 0);
     stats.detect_ms = ms_since(t0);
   }
   limit_smooth.clear();
@@ -168,7 +167,6 @@ void World::Impl::advance(bool trial) {
   if (trial) return;
   contact_stats();
   finish_step();
-  if (!contact_bodies.empty()) contact_impact_velocities();
   update_joint_state();
   stats.newton_iterations = iterations;
   stats.residual = residual;
@@ -498,14 +496,9 @@ double World::Impl::newton_iteration() {
       stats.body_ms += ms_since(t0);
       if (!changed || pass + 1 >= kContactPasses) break;
     }
-    // A new contact is an inelastic impact (its approach velocity is removed after the step,
-    // contact_impact_velocities); lasting contact forces go through the second-order scheme
-    // like any other force.
-    for (const auto& cb : contact_bodies) {
-      for (std::uint32_t k = cb.begin; k < cb.end; ++k) {
-        if (contacts[k].active && !contacts[k].was_active) contact_impact[cb.body] = 1;
-      }
-    }
+    // A new contact needs no impact projection: the penalty rows' spring-damper stops the
+    // approach (a force of the second-order scheme like any other), and the exact model's
+    // implicit Euler velocity (q' - q) / h is inelastic by itself.
   }
   double residual = 0;
   for (std::size_t i = 0; i < bodies.size(); ++i) {

@@ -347,8 +347,6 @@ struct World::Impl {
   Vec12 geo_correction(std::size_t i, const Vec12& v) const;   ///< -Z C Z^T v (geo[i] >= 0)
   std::vector<Vec12> y_free;  ///< y before the dual solve (contact passes)
   void contact_stats();       ///< contacts and max_penetration of the step
-  void contact_impact_velocities();  ///< inelastic impacts at new contacts (after finish_step)
-  std::vector<char> contact_impact;  ///< per body: a contact became active this step
   Vec12 joint_q(int body) const;  ///< q of a joint side; the world is [I; 0]
   /// One step without timing. A trial step (consistent_start) stops before finish_step: q
   /// holds the end of the step, q_prev the start, u and impact its scratch.
