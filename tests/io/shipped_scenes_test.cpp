@@ -3,8 +3,11 @@
 // than kMaxBodies bodies (the large benchmark scenes) are only loaded, not built and stepped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <string>
 
 #include "mabd/mabd.h"
 
@@ -33,6 +36,87 @@ TEST(ShippedScenes, LoadBuildAndStep) {
     ++count;
   }
   EXPECT_GE(count, 5);
+}
+
+std::string scene_path(const std::string& name) {
+  return std::string(MABD_SOURCE_DIR) + "/scenes/" + name;
+}
+
+// Steps `world` `steps` times, expecting finite coordinates and the joints held to the paper's
+// tolerance after every step; returns the largest contact penetration seen (m).
+double run_checked(World& world, int steps) {
+  double max_penetration = 0;
+  for (int i = 0; i < steps; ++i) {
+    world.step();
+    const StepStats& stats = world.last_step();
+    EXPECT_LE(stats.joint_residual, 1e-6) << "step " << i + 1;
+    max_penetration = std::max(max_penetration, stats.max_penetration);
+  }
+  for (std::uint32_t b = 0; b < world.body_count(); ++b) {
+    EXPECT_TRUE(world.coordinates(BodyId{b}).allFinite()) << world.body_info(BodyId{b}).name;
+  }
+  return max_penetration;
+}
+
+// The contact scenes below are built, not only loaded, whatever their size.
+TEST(ShippedScenes, NetOnCylinderDrapesOverTheCylinderWithoutPassingThrough) {
+  const Scene scene = load_scene(scene_path("net_on_cylinder.json"));
+  World world = build_world(scene);
+  const BodyId cylinder = *world.find_body("cylinder");
+  const BodyDef* def = nullptr;
+  for (const BodyDef& body : scene.bodies) {
+    if (body.name == "cylinder") def = &body;
+  }
+  ASSERT_NE(def, nullptr);
+  ASSERT_EQ(def->shape.type, ShapeType::Cylinder);
+  EXPECT_EQ(world.body_info(cylinder).kind, BodyKind::Static);
+  EXPECT_EQ(world.body_count(), 281u);  // 100 nodes + 180 edge links + the cylinder
+
+  // 0.6 s: the net lands on the cylinder, wraps over it and comes to rest.
+  const double max_penetration = run_checked(world, 300);
+  EXPECT_LT(max_penetration, 0.01);
+  EXPECT_GT(world.last_step().contacts, 10);
+  EXPECT_LT(world.last_step().max_penetration, 0.002);
+
+  // No body centre inside the cylinder (axis: the cylinder frame's z axis), and the net wraps
+  // over it: beyond the top (away from the pinned row) it reaches below the cylinder's axis.
+  const Vec3 centre = def->position;
+  const Vec3 axis = def->orientation * Vec3::UnitZ();
+  double lowest_far_side = 0;
+  for (std::uint32_t b = 0; b < world.body_count(); ++b) {
+    if (world.body_info(BodyId{b}).kind != BodyKind::Dynamic) continue;
+    const Vec3 d = world.com_position(BodyId{b}) - centre;
+    const double along = d.dot(axis);
+    const double radial = (d - along * axis).norm();
+    if (std::abs(along) < 0.5 * def->shape.length) {
+      EXPECT_GT(radial, def->shape.radius) << world.body_info(BodyId{b}).name;
+    }
+    if (d.y() > 0) lowest_far_side = std::min(lowest_far_side, d.z());
+  }
+  EXPECT_LT(lowest_far_side, -0.25 * def->shape.radius);
+}
+
+TEST(ShippedScenes, LargeContactScenesBuildAndStep) {
+  for (const char* name : {"net_100_cylinder.json", "cloak.json"}) {
+    SCOPED_TRACE(name);
+    World world = build_world(load_scene(scene_path(name)));
+    run_checked(world, 3);
+  }
+}
+
+TEST(ShippedScenes, CloakAvatarIsOneKeyframedBodyOfPrimitives) {
+  const Scene scene = load_scene(scene_path("cloak.json"));
+  std::size_t links = 0;
+  const BodyDef* avatar = nullptr;
+  for (const BodyDef& body : scene.bodies) {
+    if (body.kind == BodyKind::Dynamic) ++links;
+    if (body.name == "avatar") avatar = &body;
+  }
+  EXPECT_NEAR(static_cast<double>(links), 11700.0, 200.0);
+  ASSERT_NE(avatar, nullptr);
+  EXPECT_EQ(avatar->kind, BodyKind::Kinematic);
+  EXPECT_GE(avatar->collision.primitives.size(), 5u);
+  EXPECT_FALSE(scene.settings.contact.friction);
 }
 
 }  // namespace
