@@ -54,6 +54,25 @@ BodyId add_box_on(World& w, double angle, double friction, const Vec3& velocity 
   return w.add_body(b);
 }
 
+/// A chain of n copies of `link` along x at height z (m), centres `spacing` apart from
+/// x = spacing / 2, joined by ball joints at the midpoints.
+std::vector<BodyId> add_chain(World& w, BodyDef link, int n, double spacing, double z) {
+  std::vector<BodyId> links;
+  for (int k = 0; k < n; ++k) {
+    link.position = Vec3(spacing * (k + 0.5), 0, z);
+    links.push_back(w.add_body(link));
+    if (k > 0) {
+      JointDef j;
+      j.type = JointType::Ball;
+      j.body_a = links[k - 1];
+      j.body_b = links[k];
+      j.anchor = Vec3(spacing * k, 0, z);
+      w.add_joint(j);
+    }
+  }
+  return links;
+}
+
 class ContactModels : public ::testing::TestWithParam<ContactModel> {};
 
 std::string model_name(const ::testing::TestParamInfo<ContactModel>& info) {
@@ -197,24 +216,12 @@ TEST_P(ContactModels, FrictionIsIsotropic) {
 TEST_P(ContactModels, CapsuleChainLiesOnGround) {
   World w(contact_settings(GetParam()));
   add_ground(w);
-  std::vector<BodyId> links;
-  for (int k = 0; k < 10; ++k) {
-    BodyDef b;
-    b.shape.type = ShapeType::Capsule;
-    b.shape.radius = 0.03;
-    b.shape.length = 0.14;
-    b.orientation = Quat(Eigen::AngleAxisd(kPi / 2, Vec3::UnitY()));  // along x
-    b.position = Vec3(0.2 * k + 0.1, 0, 0.3);
-    links.push_back(w.add_body(b));
-    if (k > 0) {
-      JointDef j;
-      j.type = JointType::Ball;
-      j.body_a = links[k - 1];
-      j.body_b = links[k];
-      j.anchor = Vec3(0.2 * k, 0, 0.3);
-      w.add_joint(j);
-    }
-  }
+  BodyDef capsule;
+  capsule.shape.type = ShapeType::Capsule;
+  capsule.shape.radius = 0.03;
+  capsule.shape.length = 0.14;
+  capsule.orientation = Quat(Eigen::AngleAxisd(kPi / 2, Vec3::UnitY()));  // along x
+  const std::vector<BodyId> links = add_chain(w, capsule, 10, 0.2, 0.3);
   double worst_joint = 0;
   for (int i = 0; i < 300; ++i) {
     w.step();
@@ -248,24 +255,12 @@ TEST_P(ContactModels, CapsuleChainLiesOnGround) {
 TEST_P(ContactModels, JointedBoxesThrownAtTheGroundComeToRest) {
   World w(contact_settings(GetParam()));
   add_ground(w);
-  std::vector<BodyId> links;
-  for (int k = 0; k < 10; ++k) {
-    BodyDef b;
-    b.shape.type = ShapeType::Box;
-    b.shape.size = Vec3(0.1, 0.15, 0.15);
-    b.material.friction = 0.5;
-    b.position = Vec3(0.1 * k + 0.05, 0, 0.2);
-    b.linear_velocity = Vec3(0, 0, -10);
-    links.push_back(w.add_body(b));
-    if (k > 0) {
-      JointDef j;
-      j.type = JointType::Ball;
-      j.body_a = links[k - 1];
-      j.body_b = links[k];
-      j.anchor = Vec3(0.1 * k, 0, 0.2);
-      w.add_joint(j);
-    }
-  }
+  BodyDef box;
+  box.shape.type = ShapeType::Box;
+  box.shape.size = Vec3(0.1, 0.15, 0.15);
+  box.material.friction = 0.5;
+  box.linear_velocity = Vec3(0, 0, -10);
+  const std::vector<BodyId> links = add_chain(w, box, 10, 0.1, 0.2);
   double worst_joint = 0, deepest = 0;
   std::vector<Vec3> settled;
   for (int i = 0; i < 200; ++i) {
