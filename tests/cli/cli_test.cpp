@@ -876,8 +876,15 @@ TEST_F(CliTest, AFileOfBlanksIsRejectedQuicklyWithBoundedMemory) {
             "mabd: " + file.string() +
                 ": malformed JSON at line 20971521, column 1: syntax error while parsing value - "
                 "unexpected end of input; expected '[', '{', or a literal\n");
+  // The time and memory bounds hold for the plain build; AddressSanitizer's shadow memory
+  // and quarantine add their own (102 MB measured).
+#if !defined(__SANITIZE_ADDRESS__)
   EXPECT_LT(seconds, 2.0);
   EXPECT_LT(ended.max_rss_kb, 80 * 1024);  // the file once, and little more
+#else
+  std::printf("under AddressSanitizer: %.2f s, %ld kB peak (bounds not applied)\n", seconds,
+              static_cast<long>(ended.max_rss_kb));
+#endif
 }
 
 TEST_F(CliTest, SigtermClosesTheOutputsLikeSigint) {
