@@ -385,7 +385,8 @@ bool World::Impl::update_contacts(bool last_pass) {
       if (!c.sliding) {
         if (lt <= bound * (1 + 1e-9)) continue;  // sticks: inside the cone
         // Slides from here on, along the direction of the sticking force; should it stick
-        // again within the step, it holds where the step began.
+        // again within the step, it holds where the step began. (A point that slides into the
+        // step has that anchor from detection.)
         c.sliding = true;
         changed = true;
         const Mat3 Ac0 = detail::affine_A(q_prev[c.collider]);
@@ -408,11 +409,8 @@ bool World::Impl::update_contacts(bool last_pass) {
       // direction taken from round-off.
       if (!last_pass &&
           (sn < kStickSpeed * settings.dt || s1 * c.lambda[1] + s2 * c.lambda[2] < 0)) {
-        c.sliding = false;
+        c.sliding = false;  // its anchor is already the step's start point (see above)
         changed = true;
-        const Mat3 Ac0 = detail::affine_A(q_prev[c.collider]);
-        c.anchor = Ac0.transpose() *
-                   (detail::point(q_prev[i], c.p) - detail::affine_t(q_prev[c.collider]));
         continue;
       }
       if (sn == 0) continue;
