@@ -616,6 +616,13 @@ std::string divergence_advice(const std::vector<detail::BodyModel>& bodies,
            " m/s^2, gravity plus spin) strains it by about " + short_number(strain) +
            "; use a youngs_modulus of at least " + short_number(E * strain / 0.01) + " Pa";
   }
+  if (settings.time_integration == TimeIntegration::GeneralizedAlpha) {
+    // Slender bodies turning fast (links and nets whipping, spin about a thin axis) can make
+    // generalized-alpha unstable at any dt and Newton iteration count (its known nonlinear
+    // instability on stiff rotating systems); implicit Euler dissipates instead.
+    return "try time_integration \"implicit_euler\" (generalized-alpha can grow unstable on "
+           "fast-turning slender bodies), a smaller dt or more Newton iterations";
+  }
   return "try a smaller dt or more Newton iterations";
 }
 
