@@ -25,10 +25,28 @@ echo "== scale: one Newton iteration, h = 0.01 s (paper Table stats) =="
 steps=${MABD_SCALE_STEPS:-20}
 warmup=${MABD_SCALE_WARMUP:-10}
 echo "(median of $steps steps after $warmup warm-up steps each)"
+# The paper's per-step times (its Table "Experiment statistics": AMD 9950X3D, one thread) for
+# the scenes that are its rows; "-" where the paper has no such row.
+paper_ms() {
+  case "$1" in
+    chain_1e6) echo 904 ;;  # "A huge pulley system", 1M links
+    net_100) echo 84 ;;     # "Joint net", 100 x 100
+    tree_willow) echo 18 ;;
+    tree_pear) echo 23 ;;
+    *) echo - ;;
+  esac
+}
+summary=()
 for scene in chain_1e3 chain_1e4 chain_1e5 chain_1e6 net_10 net_20 net_50 net_100 \
              tree_willow tree_pear; do
-  "$build/mabd" bench "scenes/$scene.json" --steps "$steps" --warmup "$warmup"
+  line=$("$build/mabd" bench "scenes/$scene.json" --steps "$steps" --warmup "$warmup")
+  echo "$line"
+  ms=$(echo "$line" | grep -o '"ms_per_step_median":[^,]*' | cut -d: -f2)
+  summary+=("$(printf '%-12s %12.2f %12s' "$scene" "$ms" "$(paper_ms "$scene")")")
 done
+echo
+printf '%-12s %12s %12s\n' scene "ms/step" "paper ms"
+printf '%s\n' "${summary[@]}"
 echo
 echo "== contact: nets draped on a static cylinder, a cloak on a keyframed avatar (penalty) =="
 echo "(median of $steps steps after $warmup warm-up steps each)"
@@ -38,3 +56,6 @@ for scene in net_on_cylinder net_100_cylinder cloak; do
   "$build/mabd" bench "scenes/$scene.json" --steps "$steps" --warmup "$warmup" ||
     echo "$scene: did not finish"
 done
+echo
+echo "== peers: the same chain in Bullet's Featherstone multibody and MuJoCo (bench/compare_peers.cpp) =="
+"$build/bench/compare_peers" --links 1000,10000 --seconds 2
