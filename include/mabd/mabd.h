@@ -1,6 +1,7 @@
 // Umbrella header for the mabd library.
 #pragma once
 
+#include "mabd/batch.h"
 #include "mabd/body.h"
 #include "mabd/error.h"
 #include "mabd/ids.h"
