@@ -334,6 +334,9 @@ Vec12 World::velocities(BodyId id) const {
   return impl_->qdot[id.index];
 }
 
+const Vec12* World::coordinates_data() const { return impl_->q.data(); }
+const Vec12* World::velocities_data() const { return impl_->qdot.data(); }
+
 namespace {
 template <typename T, typename F>
 T sum_over(const World& w, F f) {
