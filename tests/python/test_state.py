@@ -1,0 +1,162 @@
+"""State arrays (views and copies), save/restore, pickling and copies."""
+
+import gc
+import pickle
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import mabd
+from conftest import build_pendulum, pendulum_defs, scene
+
+
+def test_q_view_follows_steps_without_copies(pendulum):
+    q, qdot = pendulum.q, pendulum.qdot
+    assert q.shape == (1, 12) and qdot.shape == (1, 12)
+    assert not q.flags.writeable and not q.flags.owndata
+    before = q.copy()
+    pendulum.step(50)
+    assert not np.array_equal(q, before)  # the view saw the step
+    np.testing.assert_array_equal(q[0], pendulum.coordinates(0))
+    np.testing.assert_array_equal(qdot[0], pendulum.velocities("rod"))
+    # Translation part of q is the body-frame origin (A^T... q = [a1; a2; a3; t]).
+    np.testing.assert_array_equal(q[0, 9:], pendulum.positions()[0])
+    np.testing.assert_array_equal(q[0, :9].reshape(3, 3).T, pendulum.affine_matrix(0))
+    with pytest.raises(ValueError, match="read-only"):
+        q[0, 0] = 1.0
+
+
+def test_views_block_storage_moves_until_released(pendulum):
+    q = pendulum.q
+    row = q[0]  # a slice keeps the storage too
+    assert pendulum.view_count >= 1
+    state = pendulum.save_state()
+    with pytest.raises(BufferError, match="restore_state"):
+        pendulum.restore_state(state)
+    with pytest.raises(BufferError, match="add_body"):
+        pendulum.add_body(pendulum_defs()[0])
+    del q
+    with pytest.raises(BufferError):
+        pendulum.restore_state(state)
+    del row
+    gc.collect()
+    assert pendulum.view_count == 0
+    pendulum.restore_state(state)
+    pendulum.add_body(mabd.BodyDef(name="other", shape=mabd.ShapeDef.sphere(0.1),
+                                   position=(0, 0, 5)))
+    assert pendulum.q.shape == (2, 12)
+
+
+def test_view_keeps_world_alive():
+    w = build_pendulum()
+    w.step(10)
+    expected = w.coordinates(0)
+    q = w.q
+    del w
+    gc.collect()
+    np.testing.assert_array_equal(q[0], expected)
+
+
+def test_save_restore_continues_bit_identically(pendulum):
+    pendulum.step(100)
+    state = pendulum.save_state()
+    assert isinstance(state, bytes)
+    pendulum.step(200)
+    after = pendulum.q.copy()
+    t_after = pendulum.time
+    pendulum.restore_state(state)
+    assert pendulum.step_count == 100
+    pendulum.step(200)
+    assert np.array_equal(pendulum.q, after) and pendulum.time == t_after
+    other = build_pendulum()  # a world built the same way takes the state as well
+    other.restore_state(state)
+    other.step(200)
+    assert np.array_equal(other.q, after)
+
+
+def test_restore_rejects_a_foreign_state(pendulum):
+    stranger = mabd.World()
+    stranger.add_body(mabd.BodyDef(shape=mabd.ShapeDef.sphere(0.1)))
+    stranger.add_body(mabd.BodyDef(shape=mabd.ShapeDef.sphere(0.1), position=(1, 0, 0)))
+    before = pendulum.q.copy()
+    with pytest.raises(ValueError):
+        pendulum.restore_state(stranger.save_state())
+    with pytest.raises(ValueError):
+        pendulum.restore_state(b"not a state")
+    assert np.array_equal(pendulum.q, before)
+
+
+def _paddle_motion(t):
+    return (0.5 * t, 0.0, 1.0), (1.0, 0.0, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("source", ["python", "scene", "scene_with_keyframes"])
+def test_pickled_world_continues_bit_identically(source):
+    if source == "python":
+        w = build_pendulum()
+        w.add_body(mabd.BodyDef(name="paddle", kind=mabd.BodyKind.Kinematic,
+                                shape=mabd.ShapeDef.box((0.2, 0.2, 0.2)), motion=_paddle_motion))
+        w.exclude_collision(0, 1)
+    elif source == "scene":
+        w = mabd.World.from_scene(scene("scenes/pendulum.json"))
+    else:
+        w = mabd.World.from_scene(scene("tests/data/good/contact.json"))
+    w.step(30)
+    dynamic = [i for i in range(w.body_count) if w.body_info(i).kind == mabd.BodyKind.Dynamic]
+    w.apply_wrench(dynamic[0], force=(0, 3, 0))  # a pending load is part of the state
+    data = pickle.dumps(w)
+    twin = pickle.loads(data)
+    assert twin.step_count == 30 and twin.body_names == w.body_names
+    w.step(70)
+    twin.step(70)
+    assert np.array_equal(w.q, twin.q)
+    assert np.array_equal(w.qdot, twin.qdot)
+    assert not np.array_equal(w.q, pickle.loads(data).q)  # the worlds did move
+    clone = w.clone()
+    clone.step(5)
+    w.step(5)
+    assert np.array_equal(w.q, clone.q)
+
+
+def test_pickle_refuses_a_joint_added_after_stepping():
+    w = mabd.World()
+    w.add_body(pendulum_defs()[0])
+    w.step(3)
+    w.add_joint(pendulum_defs()[1])
+    with pytest.raises(TypeError, match="joint was added after"):
+        pickle.dumps(w)
+
+
+def test_checkpoint_file_round_trip(pendulum, tmp_path):
+    pendulum.step(40)
+    path = str(tmp_path / "state.ckpt")
+    pendulum.write_checkpoint(path)
+    pendulum.step(60)
+    after = pendulum.q.copy()
+    other = build_pendulum()
+    other.read_checkpoint(path)
+    other.step(60)
+    assert np.array_equal(other.q, after)
+    with pytest.raises(ValueError, match="nothing.ckpt"):
+        other.read_checkpoint(str(tmp_path / "nothing.ckpt"))
+
+
+def test_step_releases_the_gil():
+    w = build_pendulum()
+    w.step(200)
+    start = time.perf_counter()
+    w.step(200)
+    per_step = (time.perf_counter() - start) / 200
+    n = max(200, int(0.3 / per_step))  # about 0.3 s of stepping
+    ticks = 0
+    thread = threading.Thread(target=w.step, args=(n,))
+    thread.start()
+    while thread.is_alive():
+        ticks += 1
+        time.sleep(0.001)
+    thread.join()
+    # Held for the whole call, the GIL would let this loop run a handful of times at most.
+    assert ticks > 20
+    assert w.step_count == 400 + n
