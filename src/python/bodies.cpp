@@ -31,9 +31,12 @@ py::array_t<std::int64_t> triangles_array(const TriangleMesh& mesh) {
 void check_n_by_3(const py::array& a, const char* what) {
   if (a.ndim() != 2 || a.shape(1) != 3) {
     std::string shape = "(";
-    for (py::ssize_t i = 0; i < a.ndim(); ++i) shape += (i ? ", " : "") + std::to_string(a.shape(i));
-    throw InvalidArgument(std::string(what) + ": expected an (n, 3) array, got shape " + shape +
-                          (a.ndim() == 1 ? ",)" : ")"));
+    for (py::ssize_t i = 0; i < a.ndim(); ++i) {
+      if (i > 0) shape += ", ";
+      shape += std::to_string(a.shape(i));
+    }
+    shape += a.ndim() == 1 ? ",)" : ")";
+    throw InvalidArgument(std::string(what) + ": expected an (n, 3) array, got shape " + shape);
   }
 }
 

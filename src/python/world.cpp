@@ -140,12 +140,12 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
       .def(
           "add_body",
           &add_body,
-          py::arg("def"),
+          py::arg("body_def"),
           "Validates and adds a body; returns its id. ValueError names the body and field.")
       .def(
           "add_joint",
           &add_joint,
-          py::arg("def"),
+          py::arg("joint_def"),
           "Validates and adds a joint (anchor and axes in world coordinates at the bodies' "
           "current configuration); returns its id. ValueError names the joint and problem.")
       .def(
