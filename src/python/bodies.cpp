@@ -77,8 +77,14 @@ MotionFunction wrap_motion(const py::object& f) {
     py::gil_scoped_acquire gil;
     const py::object r = (*held)(t);
     if (py::isinstance<Pose>(r)) return r.cast<Pose>();
-    const auto pair = r.cast<std::pair<Vec3, Vec4>>();
-    return Pose{pair.first, vec_to_quat(pair.second)};
+    try {
+      const auto pair = r.cast<std::pair<Vec3, Vec4>>();
+      return Pose{pair.first, vec_to_quat(pair.second)};
+    } catch (const py::cast_error&) {
+      throw InvalidArgument("BodyDef.motion: f(" + std::to_string(t) +
+                            ") must return a Pose or (position, (w, x, y, z)), not " +
+                            std::string(py::repr(r)));
+    }
   };
 }
 
@@ -240,7 +246,8 @@ void bind_bodies(py::module_& m) {
           },
           "kinematic bodies: f(t) -> Pose or (position, (w, x, y, z)), the pose of the body "
           "frame at time t (s); None: constant initial twist. Called with the GIL held; "
-          "pickled by reference")
+          "pickled by reference. An exception it raises during step() propagates and leaves "
+          "the world mid-step: restore a saved state before stepping on")
       .field("collision", &BodyDef::collision, "CollisionDef")
       .finish();
 

@@ -124,3 +124,13 @@ def test_mass_properties_match_closed_form():
     mp = mabd.compute_mass_properties(mabd.ShapeDef.mesh_from(v, t), 1.0)
     assert mp.volume == pytest.approx(8.0, rel=1e-12)
     np.testing.assert_allclose(np.diag(mp.second_moment), [8 / 3] * 3, rtol=1e-12)
+
+
+def test_bad_motion_function_result_names_the_field():
+    w = mabd.World()
+    lift = mabd.BodyDef(name="lift", kind=mabd.BodyKind.Kinematic,
+                        shape=mabd.ShapeDef.box((1, 1, 0.1)), motion=lambda t: 3)
+    with pytest.raises(ValueError, match=r"BodyDef.motion: f\(0.000000\) must return a Pose"):
+        w.add_body(lift)
+    with pytest.raises(ValueError, match="BodyDef.motion: expected a callable"):
+        lift.motion = 3

@@ -2,7 +2,10 @@
 
 import base64
 import json
+import os
 import struct
+import subprocess
+import sys
 
 import pytest
 
@@ -61,3 +64,20 @@ def test_viewer_page_embeds_the_run(tmp_path):
     assert base64.b64encode(glb.read_bytes()).decode() in html
     with pytest.raises(RuntimeError, match="missing.glb"):
         mabd.write_viewer(str(tmp_path / "missing.glb"))
+
+
+@pytest.mark.skipif(os.environ.get("MABD_INSTALL_RULES") != "1" or "MABD_BUILD_DIR" not in os.environ,
+                    reason="run by ctest in a build with install rules")
+def test_installed_package_imports_and_finds_the_program(tmp_path):
+    prefix = tmp_path / "prefix"
+    subprocess.run(["cmake", "--install", os.environ["MABD_BUILD_DIR"], "--component",
+                    "mabd_python", "--prefix", str(prefix)], check=True, capture_output=True)
+    site = prefix / "lib" / "python3" / "dist-packages"
+    code = ("import mabd, mabd._paths as p; "
+            "w = mabd.World.from_scene(%r); w.step(3); print(mabd.__file__); print(p.PROGRAM)"
+            % scene("scenes/pendulum.json"))
+    env = dict(os.environ, PYTHONPATH=str(site))
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                         env=env, cwd=tmp_path).stdout.split("\n")
+    assert out[0] == str(site / "mabd" / "__init__.py")
+    assert out[1] in ("", str(prefix / "bin" / "mabd"))
