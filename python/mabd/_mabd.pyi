@@ -179,7 +179,8 @@ class JointSpring:
     stiffness: float
     damping: float
     rest: float
-    def __init__(self, *, stiffness: float = ..., damping: float = ..., rest: float = ...) -> None: ...
+    def __init__(self, *, stiffness: float = ..., damping: float = ...,
+                 rest: float = ...) -> None: ...
 
 class JointDrive:
     mode: DriveMode

@@ -18,8 +18,7 @@ py::array_t<double> vertices_array(const TriangleMesh& mesh) {
 }
 
 py::array_t<std::int64_t> triangles_array(const TriangleMesh& mesh) {
-  py::array_t<std::int64_t> out(
-      {static_cast<py::ssize_t>(mesh.triangles.size()), py::ssize_t{3}});
+  py::array_t<std::int64_t> out({static_cast<py::ssize_t>(mesh.triangles.size()), py::ssize_t{3}});
   auto t = out.mutable_unchecked<2>();
   for (std::size_t i = 0; i < mesh.triangles.size(); ++i) {
     for (int k = 0; k < 3; ++k) t(static_cast<py::ssize_t>(i), k) = mesh.triangles[i][k];
@@ -64,6 +63,17 @@ void set_triangles(TriangleMesh& mesh, const py::array_t<std::int64_t, py::array
           static_cast<int>(index);
     }
   }
+}
+
+/// A shape of `type`; the other fields keep ShapeDef's defaults unless given.
+ShapeDef make_shape(ShapeType type, const Vec3& size = ShapeDef{}.size,
+                    double radius = ShapeDef{}.radius, double length = ShapeDef{}.length) {
+  ShapeDef s;
+  s.type = type;
+  s.size = size;
+  s.radius = radius;
+  s.length = length;
+  return s;
 }
 
 /// A C++ motion function calling the Python callable `f(t)`, which returns a Pose or a
@@ -129,51 +139,22 @@ void bind_bodies(py::module_& m) {
       .field("mesh_file", &ShapeDef::mesh_file, "mesh: where it was loaded from (informational)")
       .finish()
       .def_static(
-          "box",
-          [](const Vec3& size) {
-            ShapeDef s;
-            s.type = ShapeType::Box;
-            s.size = size;
-            return s;
-          },
-          py::arg("size"), "A box of full extents (x, y, z) (m).")
+          "box", [](const Vec3& size) { return make_shape(ShapeType::Box, size); }, py::arg("size"),
+          "A box of full extents (x, y, z) (m).")
       .def_static(
-          "sphere",
-          [](double radius) {
-            ShapeDef s;
-            s.type = ShapeType::Sphere;
-            s.radius = radius;
-            return s;
-          },
+          "sphere", [](double r) { return make_shape(ShapeType::Sphere, ShapeDef{}.size, r); },
           py::arg("radius"), "A sphere of `radius` (m).")
       .def_static(
           "capsule",
-          [](double radius, double length) {
-            ShapeDef s;
-            s.type = ShapeType::Capsule;
-            s.radius = radius;
-            s.length = length;
-            return s;
-          },
+          [](double r, double l) { return make_shape(ShapeType::Capsule, ShapeDef{}.size, r, l); },
           py::arg("radius"), py::arg("length"),
           "A capsule along z: `radius` (m), cylindrical part `length` (m).")
       .def_static(
           "cylinder",
-          [](double radius, double length) {
-            ShapeDef s;
-            s.type = ShapeType::Cylinder;
-            s.radius = radius;
-            s.length = length;
-            return s;
-          },
+          [](double r, double l) { return make_shape(ShapeType::Cylinder, ShapeDef{}.size, r, l); },
           py::arg("radius"), py::arg("length"), "A cylinder along z: `radius`, `length` (m).")
       .def_static(
-          "plane",
-          [] {
-            ShapeDef s;
-            s.type = ShapeType::Plane;
-            return s;
-          },
+          "plane", [] { return make_shape(ShapeType::Plane); },
           "The half-space z <= 0 of the body frame (static and kinematic bodies only).")
       .def_static(
           "mesh_from",
@@ -261,8 +242,7 @@ void bind_bodies(py::module_& m) {
       .field("principal_axes", &MassProperties::principal_axes, "columns: principal axes")
       .field("principal_second_moment", &MassProperties::principal_second_moment, "kg m^2")
       .finish();
-  m.def("compute_mass_properties", &compute_mass_properties, py::arg("shape"),
-        py::arg("density"),
+  m.def("compute_mass_properties", &compute_mass_properties, py::arg("shape"), py::arg("density"),
         "Mass properties of `shape` at `density` (kg/m^3). ValueError on a degenerate shape.");
   m.def("validate_shape", &validate_shape, py::arg("shape"), py::arg("collider_only") = false,
         "Raises ValueError naming the offending field of `shape`.");

@@ -54,8 +54,7 @@ void bind_io(py::module_& m, py::class_<PyWorld>& cls) {
       .def_static(
           "from_json",
           [](const std::string& text, const std::string& name, const std::string& base_dir) {
-            return world_from_scene_text(text, name,
-                                         std::filesystem::absolute(base_dir).string());
+            return world_from_scene_text(text, name, std::filesystem::absolute(base_dir).string());
           },
           py::arg("text"), py::arg("name") = "scene", py::arg("base_dir") = ".",
           "A world built from scene JSON text; `name` is used in messages, `base_dir` "
@@ -67,18 +66,19 @@ void bind_io(py::module_& m, py::class_<PyWorld>& cls) {
             return py::str(w.scene->name);
           },
           "the scene file the world was built from, or None")
-      .def_property_readonly("default_steps", [](const PyWorld& w) { return w.default_steps; },
-                             "the scene's settings.steps (1000 when not from a scene)")
-      .def_property_readonly("scene_warnings", [](const PyWorld& w) { return w.scene_warnings; },
-                             "likely unit slips the scene loader noticed");
+      .def_property_readonly(
+          "default_steps", [](const PyWorld& w) { return w.default_steps; },
+          "the scene's settings.steps (1000 when not from a scene)")
+      .def_property_readonly(
+          "scene_warnings", [](const PyWorld& w) { return w.scene_warnings; },
+          "likely unit slips the scene loader noticed");
   m.def("load_scene", &world_from_scene_file, py::arg("path"),
         "World.from_scene(path): a world built from a scene file.");
 
   py::class_<PyRecorder>(m, "Recorder",
                          "Records the bodies' poses over time and writes them as one binary "
                          "glTF 2.0 file (one node per body, one animation).")
-      .def(py::init<const py::object&, std::size_t>(), py::arg("world"),
-           py::arg("max_bodies") = 0,
+      .def(py::init<const py::object&, std::size_t>(), py::arg("world"), py::arg("max_bodies") = 0,
            "Recorder(world, max_bodies=0): exports the first max_bodies bodies (0: all). "
            "Bodies added to the world later are not recorded.")
       .def(
@@ -91,14 +91,16 @@ void bind_io(py::module_& m, py::class_<PyWorld>& cls) {
             r.recorder.record(w.world);
           },
           "Appends one frame: the world's time (s) and every recorded body's pose.")
-      .def("reserve", [](PyRecorder& r, std::size_t frames) { r.recorder.reserve(frames); },
-           py::arg("frames"))
+      .def(
+          "reserve", [](PyRecorder& r, std::size_t frames) { r.recorder.reserve(frames); },
+          py::arg("frames"))
       .def_property_readonly("frame_count",
                              [](const PyRecorder& r) { return r.recorder.frame_count(); })
       .def_property_readonly("body_count",
                              [](const PyRecorder& r) { return r.recorder.body_count(); })
       .def(
-          "write_glb", [](const PyRecorder& r, const std::string& path) { r.recorder.write_glb(path); },
+          "write_glb",
+          [](const PyRecorder& r, const std::string& path) { r.recorder.write_glb(path); },
           py::arg("path"), "Writes the .glb file.")
       .def(
           "to_glb", [](const PyRecorder& r) { return py::bytes(r.recorder.to_glb()); },

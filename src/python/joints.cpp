@@ -18,8 +18,8 @@ BodyId body_id(const py::object& ref, const char* field) {
   }
   const long long index = ref.cast<long long>();
   if (index < 0 || index >= static_cast<long long>(UINT32_MAX)) {
-    throw InvalidArgument(std::string("JointDef.") + field + ": body id " +
-                          std::to_string(index) + " out of range");
+    throw InvalidArgument(std::string("JointDef.") + field + ": body id " + std::to_string(index) +
+                          " out of range");
   }
   return BodyId{static_cast<std::uint32_t>(index)};
 }

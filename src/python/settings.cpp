@@ -71,8 +71,9 @@ void bind_settings(py::module_& m) {
       .def_readonly("wall_ms", &StepStats::wall_ms, "wall-clock time of the step (ms)")
       .def_readonly("joint_residual", &StepStats::joint_residual,
                     "largest joint violation after the step (m)")
-      .def_property_readonly("solver", [](const StepStats& s) { return std::string(s.solver); },
-                             "dual solver used: chain, tree, sparse, iterative, ... or none")
+      .def_property_readonly(
+          "solver", [](const StepStats& s) { return std::string(s.solver); },
+          "dual solver used: chain, tree, sparse, iterative, ... or none")
       .def_readonly("dual_iterations", &StepStats::dual_iterations)
       .def_readonly("dual_residual", &StepStats::dual_residual)
       .def_readonly("contacts", &StepStats::contacts, "active contact points")
@@ -86,8 +87,7 @@ void bind_settings(py::module_& m) {
                "', contacts=" + std::to_string(s.contacts) + ")";
       });
 
-  py::class_<ComponentSummary>(m, "ComponentSummary",
-                               "A connected component of the joint graph.")
+  py::class_<ComponentSummary>(m, "ComponentSummary", "A connected component of the joint graph.")
       .def_readonly("kind", &ComponentSummary::kind,
                     "single body, chain, tree, tree with loops or graph")
       .def_readonly("bodies", &ComponentSummary::bodies)

@@ -28,9 +28,10 @@ py::array state_view(const py::object& self, const Vec12* data) {
   const auto n = static_cast<py::ssize_t>(w.world.body_count());
   if (n == 0) return py::array_t<double>(std::vector<py::ssize_t>{0, 12});
   py::object token = py::cast(std::make_unique<ViewToken>(self, &w));
-  py::array view(py::dtype::of<double>(), {n, py::ssize_t{12}},
-                 {static_cast<py::ssize_t>(sizeof(Vec12)), static_cast<py::ssize_t>(sizeof(double))},
-                 data->data(), token);
+  py::array view(
+      py::dtype::of<double>(), {n, py::ssize_t{12}},
+      {static_cast<py::ssize_t>(sizeof(Vec12)), static_cast<py::ssize_t>(sizeof(double))},
+      data->data(), token);
   view.attr("flags").attr("writeable") = false;
   return view;
 }
@@ -84,7 +85,8 @@ py::tuple joint_wrenches(const PyWorld& w) {
 py::dict contacts(const PyWorld& w) {
   const std::vector<ContactInfo> cs = w.world.contacts();
   const std::size_t k = cs.size();
-  py::array_t<std::int64_t> body(static_cast<py::ssize_t>(k)), collider(static_cast<py::ssize_t>(k));
+  py::array_t<std::int64_t> body(static_cast<py::ssize_t>(k)),
+      collider(static_cast<py::ssize_t>(k));
   py::array_t<double> depth(static_cast<py::ssize_t>(k));
   py::array_t<bool> sliding(static_cast<py::ssize_t>(k));
   auto point = rows(k, 3), normal = rows(k, 3), force = rows(k, 3);
@@ -201,8 +203,9 @@ void bind_state(py::module_& m, py::class_<PyWorld>& cls) {
             return state_view(self, self.cast<PyWorld&>().world.velocities_data());
           },
           "(n, 12) read-only VIEW of dq/dt (m/s), same rules as q.")
-      .def_property_readonly("view_count", [](const PyWorld& w) { return w.live_views; },
-                             "number of live q/qdot views (and slices of them)")
+      .def_property_readonly(
+          "view_count", [](const PyWorld& w) { return w.live_views; },
+          "number of live q/qdot views (and slices of them)")
       .def("joint_states", &joint_states,
            "Coordinates of every joint (copies): dict of 'dofs' (m,), 'position' (m, 3) and "
            "'velocity' (m, 3) (hinge rad, rad/s; prismatic m, m/s; universal two angles; ball "
@@ -235,8 +238,9 @@ void bind_state(py::module_& m, py::class_<PyWorld>& cls) {
           py::arg("path"), "Restores a checkpoint file of a world built the same way.")
       .def("clone", &clone, "A deep copy: same model, same state.")
       .def("__copy__", &clone)
-      .def("__deepcopy__", [](const PyWorld& w, const py::object&) { return clone(w); },
-           py::arg("memo"))
+      .def(
+          "__deepcopy__", [](const PyWorld& w, const py::object&) { return clone(w); },
+          py::arg("memo"))
       .def(py::pickle(&get_state, &set_state));
 }
 

@@ -6,40 +6,41 @@
 
 namespace mabd::python {
 
-BodyId PyWorld::body(const py::handle& ref) const {
+namespace {
+
+/// Index of a body or joint given by its index or name: `kind` names it in messages ("body",
+/// "joint"), `find` looks a name up, `count` is how many there are.
+template <class Find>
+std::uint32_t resolve(const py::handle& ref, const char* kind, Find find, std::size_t count) {
   if (py::isinstance<py::str>(ref)) {
     const std::string name = ref.cast<std::string>();
-    if (auto id = world.find_body(name)) return *id;
-    throw InvalidArgument("no body named '" + name + "'");
+    if (auto id = find(name)) return id->index;
+    throw InvalidArgument(std::string("no ") + kind + " named '" + name + "'");
   }
   if (!py::isinstance<py::int_>(ref)) {
-    throw InvalidArgument("a body is given by its id (int) or name (str), not " +
+    throw InvalidArgument(std::string("a ") + kind +
+                          " is given by its id (int) or name (str), not " +
                           std::string(py::str(py::type::of(ref).attr("__name__"))));
   }
   const long long index = ref.cast<long long>();
-  if (index < 0 || index >= static_cast<long long>(world.body_count())) {
-    throw InvalidArgument("unknown body id " + std::to_string(index) + " (world has " +
-                          std::to_string(world.body_count()) + " bodies)");
+  if (index < 0 || index >= static_cast<long long>(count)) {
+    throw InvalidArgument(std::string("unknown ") + kind + " id " + std::to_string(index) +
+                          " (world has " + std::to_string(count) + " " + kind + "s)");
   }
-  return BodyId{static_cast<std::uint32_t>(index)};
+  return static_cast<std::uint32_t>(index);
+}
+
+}  // namespace
+
+BodyId PyWorld::body(const py::handle& ref) const {
+  return BodyId{resolve(
+      ref, "body", [&](const std::string& n) { return world.find_body(n); }, world.body_count())};
 }
 
 JointId PyWorld::joint(const py::handle& ref) const {
-  if (py::isinstance<py::str>(ref)) {
-    const std::string name = ref.cast<std::string>();
-    if (auto id = world.find_joint(name)) return *id;
-    throw InvalidArgument("no joint named '" + name + "'");
-  }
-  if (!py::isinstance<py::int_>(ref)) {
-    throw InvalidArgument("a joint is given by its id (int) or name (str), not " +
-                          std::string(py::str(py::type::of(ref).attr("__name__"))));
-  }
-  const long long index = ref.cast<long long>();
-  if (index < 0 || index >= static_cast<long long>(world.joint_count())) {
-    throw InvalidArgument("unknown joint id " + std::to_string(index) + " (world has " +
-                          std::to_string(world.joint_count()) + " joints)");
-  }
-  return JointId{static_cast<std::uint32_t>(index)};
+  return JointId{resolve(
+      ref, "joint", [&](const std::string& n) { return world.find_joint(n); },
+      world.joint_count())};
 }
 
 void PyWorld::check_no_views(const char* what) const {
@@ -108,10 +109,29 @@ void step_n(PyWorld& w, long long n) {
       }
     }
   }
-  if (w.live_views > 0 &&
-      (q != w.world.coordinates_data() || qdot != w.world.velocities_data())) {
+  if (w.live_views > 0 && (q != w.world.coordinates_data() || qdot != w.world.velocities_data())) {
     throw std::logic_error("step moved the state storage while numpy views of it exist");
   }
+}
+
+/// A query of one body, given by id or name: `world.f(body)`.
+template <class R>
+auto body_query(R (World::*f)(BodyId) const) {
+  return [f](const PyWorld& w, const py::object& b) { return (w.world.*f)(w.body(b)); };
+}
+
+/// A query of one joint, given by id or name.
+template <class R>
+auto joint_query(R (World::*f)(JointId) const) {
+  return [f](const PyWorld& w, const py::object& j) { return (w.world.*f)(w.joint(j)); };
+}
+
+/// A query of one body, or (body None) its total over all bodies.
+template <class R>
+auto body_or_total(R (World::*one)(BodyId) const, R (World::*all)() const) {
+  return [one, all](const PyWorld& w, const py::object& b) {
+    return b.is_none() ? (w.world.*all)() : (w.world.*one)(w.body(b));
+  };
 }
 
 template <class F>
@@ -137,17 +157,11 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
           "World(settings=None, **overrides): an empty world. `settings` is a WorldSettings; "
           "keywords override its fields (World(dt=1e-3, gravity=(0, 0, -9.81))). ValueError "
           "names a bad setting.")
-      .def(
-          "add_body",
-          &add_body,
-          py::arg("body_def"),
-          "Validates and adds a body; returns its id. ValueError names the body and field.")
-      .def(
-          "add_joint",
-          &add_joint,
-          py::arg("joint_def"),
-          "Validates and adds a joint (anchor and axes in world coordinates at the bodies' "
-          "current configuration); returns its id. ValueError names the joint and problem.")
+      .def("add_body", &add_body, py::arg("body_def"),
+           "Validates and adds a body; returns its id. ValueError names the body and field.")
+      .def("add_joint", &add_joint, py::arg("joint_def"),
+           "Validates and adds a joint (anchor and axes in world coordinates at the bodies' "
+           "current configuration); returns its id. ValueError names the joint and problem.")
       .def(
           "exclude_collision",
           [](PyWorld& w, const py::object& a, const py::object& b) {
@@ -167,27 +181,30 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
            "(a RuntimeError) naming step, body and quantity if the state diverges; the state "
            "is then that of the last valid step.")
       // ---- model facts -----------------------------------------------------------------------
-      .def_property_readonly("settings", [](const PyWorld& w) { return w.world.settings(); },
-                             "a copy of the WorldSettings")
-      .def_property_readonly("dt", [](const PyWorld& w) { return w.world.settings().dt; },
-                             "time step (s)")
-      .def_property_readonly("time", [](const PyWorld& w) { return w.world.time(); },
-                             "simulated time (s)")
+      .def_property_readonly(
+          "settings", [](const PyWorld& w) { return w.world.settings(); },
+          "a copy of the WorldSettings")
+      .def_property_readonly(
+          "dt", [](const PyWorld& w) { return w.world.settings().dt; }, "time step (s)")
+      .def_property_readonly(
+          "time", [](const PyWorld& w) { return w.world.time(); }, "simulated time (s)")
       .def_property_readonly("step_count", [](const PyWorld& w) { return w.world.step_count(); })
       .def_property_readonly("body_count", [](const PyWorld& w) { return w.world.body_count(); })
       .def_property_readonly("joint_count", [](const PyWorld& w) { return w.world.joint_count(); })
       .def_property_readonly("constraint_rows",
                              [](const PyWorld& w) { return w.world.constraint_rows(); })
-      .def_property_readonly("last_step", [](const PyWorld& w) { return w.world.last_step(); },
-                             "StepStats of the last step")
-      .def_property_readonly("warnings", [](const PyWorld& w) { return w.world.warnings(); },
-                             "remarks collected while building")
-      .def("topology", [](const PyWorld& w) { return w.world.topology(); },
-           "Connected components of the joint graph (list of ComponentSummary).")
-      .def("factor_count", [](const PyWorld& w) { return w.world.factor_count(); })
+      .def_property_readonly(
+          "last_step", [](const PyWorld& w) { return w.world.last_step(); },
+          "StepStats of the last step")
+      .def_property_readonly(
+          "warnings", [](const PyWorld& w) { return w.world.warnings(); },
+          "remarks collected while building")
       .def(
-          "body_info", [](const PyWorld& w, const py::object& b) { return w.world.body_info(w.body(b)); },
-          py::arg("body"), "BodyInfo of a body (id or name).")
+          "topology", [](const PyWorld& w) { return w.world.topology(); },
+          "Connected components of the joint graph (list of ComponentSummary).")
+      .def("factor_count", [](const PyWorld& w) { return w.world.factor_count(); })
+      .def("body_info", body_query(&World::body_info), py::arg("body"),
+           "BodyInfo of a body (id or name).")
       .def(
           "find_body",
           [](const PyWorld& w, const std::string& name) -> py::object {
@@ -202,9 +219,7 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
             return py::none();
           },
           py::arg("name"), "Id of the joint named `name`, or None.")
-      .def(
-          "joint_name", [](const PyWorld& w, const py::object& j) { return w.world.joint_name(w.joint(j)); },
-          py::arg("joint"))
+      .def("joint_name", joint_query(&World::joint_name), py::arg("joint"))
       .def_property_readonly(
           "body_names",
           [](const PyWorld& w) {
@@ -216,12 +231,9 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
           },
           "names of the bodies, id order")
       // ---- per-body queries (world frame, SI) -------------------------------------------------
-      .def(
-          "pose", [](const PyWorld& w, const py::object& b) { return w.world.pose(w.body(b)); },
-          py::arg("body"), "Pose of the body's own frame (orientation: polar rotation of A).")
-      .def(
-          "com_position", [](const PyWorld& w, const py::object& b) { return w.world.com_position(w.body(b)); },
-          py::arg("body"), "Centre of mass (m).")
+      .def("pose", body_query(&World::pose), py::arg("body"),
+           "Pose of the body's own frame (orientation: polar rotation of A).")
+      .def("com_position", body_query(&World::com_position), py::arg("body"), "Centre of mass (m).")
       .def(
           "twist",
           [](const PyWorld& w, const py::object& b) {
@@ -229,46 +241,25 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
             return py::make_tuple(t.angular, t.linear);
           },
           py::arg("body"), "(angular (rad/s), linear velocity of the COM (m/s)), world axes.")
-      .def(
-          "affine_matrix", [](const PyWorld& w, const py::object& b) { return w.world.affine_matrix(w.body(b)); },
-          py::arg("body"), "The 3x3 affine matrix A.")
-      .def(
-          "coordinates", [](const PyWorld& w, const py::object& b) { return w.world.coordinates(w.body(b)); },
-          py::arg("body"), "q = [a1; a2; a3; t] of one body (a copy).")
-      .def(
-          "velocities", [](const PyWorld& w, const py::object& b) { return w.world.velocities(w.body(b)); },
-          py::arg("body"), "dq/dt of one body (a copy).")
-      .def(
-          "rigidity_deviation",
-          [](const PyWorld& w, const py::object& b) { return w.world.rigidity_deviation(w.body(b)); },
-          py::arg("body"), "|A^T A - I|_F (dimensionless).")
-      .def(
-          "elastic_energy", [](const PyWorld& w, const py::object& b) { return w.world.elastic_energy(w.body(b)); },
-          py::arg("body"), "J")
-      .def(
-          "kinetic_energy",
-          [](const PyWorld& w, const py::object& b) {
-            return b.is_none() ? w.world.kinetic_energy() : w.world.kinetic_energy(w.body(b));
-          },
-          py::arg("body") = py::none(), "J, of one body or (None) of all.")
-      .def(
-          "potential_energy",
-          [](const PyWorld& w, const py::object& b) {
-            return b.is_none() ? w.world.potential_energy() : w.world.potential_energy(w.body(b));
-          },
-          py::arg("body") = py::none(), "J: gravity (zero at the origin) + elastic.")
-      .def(
-          "linear_momentum",
-          [](const PyWorld& w, const py::object& b) {
-            return b.is_none() ? w.world.linear_momentum() : w.world.linear_momentum(w.body(b));
-          },
-          py::arg("body") = py::none(), "kg m/s")
-      .def(
-          "angular_momentum",
-          [](const PyWorld& w, const py::object& b) {
-            return b.is_none() ? w.world.angular_momentum() : w.world.angular_momentum(w.body(b));
-          },
-          py::arg("body") = py::none(), "about the world origin, kg m^2/s")
+      .def("affine_matrix", body_query(&World::affine_matrix), py::arg("body"),
+           "The 3x3 affine matrix A.")
+      .def("coordinates", body_query(&World::coordinates), py::arg("body"),
+           "q = [a1; a2; a3; t] of one body (a copy).")
+      .def("velocities", body_query(&World::velocities), py::arg("body"),
+           "dq/dt of one body (a copy).")
+      .def("rigidity_deviation", body_query(&World::rigidity_deviation), py::arg("body"),
+           "|A^T A - I|_F (dimensionless).")
+      .def("elastic_energy", body_query(&World::elastic_energy), py::arg("body"), "J")
+      .def("kinetic_energy", body_or_total<double>(&World::kinetic_energy, &World::kinetic_energy),
+           py::arg("body") = py::none(), "J, of one body or (None) of all.")
+      .def("potential_energy",
+           body_or_total<double>(&World::potential_energy, &World::potential_energy),
+           py::arg("body") = py::none(), "J: gravity (zero at the origin) + elastic.")
+      .def("linear_momentum", body_or_total<Vec3>(&World::linear_momentum, &World::linear_momentum),
+           py::arg("body") = py::none(), "kg m/s")
+      .def("angular_momentum",
+           body_or_total<Vec3>(&World::angular_momentum, &World::angular_momentum),
+           py::arg("body") = py::none(), "about the world origin, kg m^2/s")
       // ---- all bodies at once (copies) --------------------------------------------------------
       .def(
           "positions",
@@ -283,7 +274,8 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
             py::array_t<double> out({static_cast<py::ssize_t>(n), py::ssize_t{4}});
             auto a = out.mutable_unchecked<2>();
             for (std::size_t i = 0; i < n; ++i) {
-              const Vec4 v = quat_to_vec(w.world.pose(BodyId{static_cast<std::uint32_t>(i)}).orientation);
+              const Vec4 v =
+                  quat_to_vec(w.world.pose(BodyId{static_cast<std::uint32_t>(i)}).orientation);
               for (int k = 0; k < 4; ++k) a(static_cast<py::ssize_t>(i), k) = v[k];
             }
             return out;
@@ -332,25 +324,21 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
           "Kinematic bodies: pose of the body frame (m; (w, x, y, z)) at the end of the next "
           "step.")
       // ---- joints -----------------------------------------------------------------------------
-      .def(
-          "joint_wrench", [](const PyWorld& w, const py::object& j) { return w.world.joint_wrench(w.joint(j)); },
-          py::arg("joint"), "JointWrench applied during the last step (N, N m, world).")
-      .def(
-          "joint_residual", [](const PyWorld& w, const py::object& j) { return w.world.joint_residual(w.joint(j)); },
-          py::arg("joint"), "|C(q)|_inf of the joint's rows now (m).")
-      .def(
-          "joint_position", [](const PyWorld& w, const py::object& j) { return w.world.joint_position(w.joint(j)); },
-          py::arg("joint"), "Hinge angle (rad) or prismatic slide (m); 0 for other types.")
-      .def(
-          "joint_velocity", [](const PyWorld& w, const py::object& j) { return w.world.joint_velocity(w.joint(j)); },
-          py::arg("joint"), "Rate of joint_position (rad/s or m/s).")
-      .def(
-          "joint_coordinates",
-          [](const PyWorld& w, const py::object& j) { return w.world.joint_coordinates(w.joint(j)); },
-          py::arg("joint"), "JointCoordinates of any joint type.")
+      .def("joint_wrench", joint_query(&World::joint_wrench), py::arg("joint"),
+           "JointWrench applied during the last step (N, N m, world).")
+      .def("joint_residual", joint_query(&World::joint_residual), py::arg("joint"),
+           "|C(q)|_inf of the joint's rows now (m).")
+      .def("joint_position", joint_query(&World::joint_position), py::arg("joint"),
+           "Hinge angle (rad) or prismatic slide (m); 0 for other types.")
+      .def("joint_velocity", joint_query(&World::joint_velocity), py::arg("joint"),
+           "Rate of joint_position (rad/s or m/s).")
+      .def("joint_coordinates", joint_query(&World::joint_coordinates), py::arg("joint"),
+           "JointCoordinates of any joint type.")
       .def(
           "set_drive_target",
-          [](PyWorld& w, const py::object& j, double target) { w.world.set_drive_target(w.joint(j), target); },
+          [](PyWorld& w, const py::object& j, double target) {
+            w.world.set_drive_target(w.joint(j), target);
+          },
           py::arg("joint"), py::arg("target"),
           "Drive target: rad or m (position mode), rad/s or m/s (velocity mode).")
       .def(
@@ -379,19 +367,13 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
             w.world.set_joint_spring(w.joint(j), s);
           },
           py::arg("joint"), py::arg("spring"), "JointSpring, or None.")
-      .def(
-          "joint_drive", [](const PyWorld& w, const py::object& j) { return w.world.joint_drive(w.joint(j)); },
-          py::arg("joint"))
-      .def(
-          "joint_limits", [](const PyWorld& w, const py::object& j) { return w.world.joint_limits(w.joint(j)); },
-          py::arg("joint"))
-      .def(
-          "joint_spring", [](const PyWorld& w, const py::object& j) { return w.world.joint_spring(w.joint(j)); },
-          py::arg("joint"))
+      .def("joint_drive", joint_query(&World::joint_drive), py::arg("joint"))
+      .def("joint_limits", joint_query(&World::joint_limits), py::arg("joint"))
+      .def("joint_spring", joint_query(&World::joint_spring), py::arg("joint"))
       .def("__repr__", [](const PyWorld& w) {
         return "<mabd.World: " + std::to_string(w.world.body_count()) + " bodies, " +
-               std::to_string(w.world.joint_count()) + " joints, t = " +
-               std::to_string(w.world.time()) + " s>";
+               std::to_string(w.world.joint_count()) +
+               " joints, t = " + std::to_string(w.world.time()) + " s>";
       });
 }
 
