@@ -125,6 +125,50 @@ void restore(PyWorld& w, const py::bytes& data) {
   w.has_moved = true;
 }
 
+using Rows = std::optional<py::array_t<double, py::array::forcecast>>;
+
+/// Rows of `a` (None: the current ones from `current`), checked to be (n, 12).
+std::vector<Vec12> state_rows(const PyWorld& w, const Rows& a, const char* name,
+                              Vec12 (World::*current)(BodyId) const) {
+  const std::size_t n = w.world.body_count();
+  if (a && (a->ndim() != 2 || a->shape(0) != static_cast<py::ssize_t>(n) || a->shape(1) != 12)) {
+    throw InvalidArgument(std::string("set_state_arrays: ") + name + " must have shape (" +
+                          std::to_string(n) + ", 12)");
+  }
+  std::vector<Vec12> rows(n);  // a copy: `a` may be a view of the storage about to be written
+  for (std::size_t i = 0; i < n; ++i) {
+    const BodyId id{static_cast<std::uint32_t>(i)};
+    rows[i] = (w.world.*current)(id);
+    if (!a) continue;
+    for (int k = 0; k < 12; ++k) rows[i][k] = a->at(static_cast<py::ssize_t>(i), k);
+  }
+  return rows;
+}
+
+void set_state_arrays(PyWorld& w, const Rows& q, const Rows& qdot) {
+  const std::vector<Vec12> new_q = state_rows(w, q, "q", &World::coordinates);
+  const std::vector<Vec12> new_v = state_rows(w, qdot, "qdot", &World::velocities);
+  for (std::size_t i = 0; i < new_q.size(); ++i) {
+    const BodyId id{static_cast<std::uint32_t>(i)};
+    const std::string row = "set_state_arrays: row " + std::to_string(i);
+    if (w.world.body_info(id).kind != BodyKind::Dynamic) {
+      if (new_q[i] != w.world.coordinates(id) || new_v[i] != w.world.velocities(id)) {
+        throw InvalidArgument(row + " is a static or kinematic body's and must keep its values");
+      }
+    } else if (!new_q[i].allFinite() || !new_v[i].allFinite() ||
+               !(Eigen::Map<const Mat3>(new_q[i].data()).determinant() > 0)) {
+      throw InvalidArgument(row + ": non-finite values or det(A) <= 0");
+    }
+  }
+  for (std::size_t i = 0; i < new_q.size(); ++i) {
+    const BodyId id{static_cast<std::uint32_t>(i)};
+    if (w.world.body_info(id).kind == BodyKind::Dynamic) {
+      w.world.set_body_state(id, new_q[i], new_v[i]);
+    }
+  }
+  w.has_moved = true;
+}
+
 py::bytes save(const PyWorld& w) {
   const WorldState s = w.world.save_state();
   return py::bytes(reinterpret_cast<const char*>(s.data.data()), s.data.size());
@@ -203,6 +247,26 @@ void bind_state(py::module_& m, py::class_<PyWorld>& cls) {
             return state_view(self, self.cast<PyWorld&>().world.velocities_data());
           },
           "(n, 12) read-only VIEW of dq/dt (m/s), same rules as q.")
+      .def(
+          "set_body_state",
+          [](PyWorld& w, const py::object& b, const std::optional<Vec12>& q,
+             const std::optional<Vec12>& qdot) {
+            const BodyId id = w.body(b);
+            w.world.set_body_state(id, q ? *q : w.world.coordinates(id),
+                                   qdot ? *qdot : w.world.velocities(id));
+            w.has_moved = true;
+          },
+          py::arg("body"), py::arg("q") = py::none(), py::arg("qdot") = py::none(),
+          "Sets q (12 values as coordinates() returns them, m) and/or dq/dt (m/s) of a dynamic "
+          "body in place (views stay valid); None keeps the current value. Accelerations, "
+          "contacts and joint state are kept and joints are not projected: give a "
+          "configuration that satisfies them. ValueError for a static or kinematic body, "
+          "non-finite values or det(A) <= 0.")
+      .def("set_state_arrays", &set_state_arrays, py::arg("q") = py::none(),
+           py::arg("qdot") = py::none(),
+           "Sets q and/or qdot of every dynamic body from (n, 12) arrays (as World.q and qdot "
+           "hold them; the rows of static and kinematic bodies must keep their values). The "
+           "rules of set_body_state apply; nothing is set if a row is rejected.")
       .def_property_readonly(
           "view_count", [](const PyWorld& w) { return w.live_views; },
           "number of live q/qdot views (and slices of them)")
