@@ -20,10 +20,12 @@ import shutil
 import subprocess
 from typing import Optional
 
+from . import _mabd
 from ._mabd import *  # noqa: F401,F403  (the extension's classes and functions)
 from ._mabd import Recorder, World, __version__, default_frame_every  # noqa: F401
 
-__all__ = [name for name in dir() if not name.startswith("_")]
+__all__ = sorted(name for name in dir(_mabd) if not name.startswith("_")) + [
+    "record_run", "write_viewer"]
 
 
 def record_run(world: World, steps: int, path: str, frame_every: Optional[int] = None) -> Recorder:

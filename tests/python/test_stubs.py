@@ -47,3 +47,10 @@ def test_package_reexports_the_extension():
     assert issubclass(mabd.SimulationError, RuntimeError)
     assert issubclass(mabd.InvalidArgument, ValueError)
     assert (pathlib.Path(mabd.__file__).parent / "py.typed").exists()
+
+
+def test_package_all_names_what_it_exports():
+    assert set(mabd.__all__) >= {"World", "BodyDef", "JointDef", "record_run", "write_viewer"}
+    assert "os" not in mabd.__all__ and "annotations" not in mabd.__all__
+    for name in mabd.__all__:
+        assert hasattr(mabd, name)
