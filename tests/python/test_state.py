@@ -92,7 +92,8 @@ def _paddle_motion(t):
     return (0.5 * t, 0.0, 1.0), (1.0, 0.0, 0.0, 0.0)
 
 
-@pytest.mark.parametrize("source", ["python", "scene", "scene_with_keyframes"])
+@pytest.mark.parametrize("source", ["python", "scene", "scene_with_keyframes", "scene_plus_python",
+                                    "json"])
 def test_pickled_world_continues_bit_identically(source):
     if source == "python":
         w = build_pendulum()
@@ -101,8 +102,17 @@ def test_pickled_world_continues_bit_identically(source):
         w.exclude_collision(0, 1)
     elif source == "scene":
         w = mabd.World.from_scene(scene("scenes/pendulum.json"))
-    else:
+    elif source == "scene_with_keyframes":
         w = mabd.World.from_scene(scene("tests/data/good/contact.json"))
+    elif source == "scene_plus_python":
+        w = mabd.World.from_scene(scene("scenes/pendulum.json"))
+        bob = w.add_body(mabd.BodyDef(name="bob", shape=mabd.ShapeDef.sphere(0.05),
+                                      position=(1.0, 0, 0), mass=0.5))
+        w.add_joint(mabd.JointDef(name="tip", type=mabd.JointType.Ball, body_a=0, body_b=bob,
+                                  anchor=(1.0, 0, 0)))
+    else:
+        with open(scene("scenes/pendulum.json")) as f:
+            w = mabd.World.from_json(f.read(), name="pendulum")
     w.step(30)
     dynamic = [i for i in range(w.body_count) if w.body_info(i).kind == mabd.BodyKind.Dynamic]
     w.apply_wrench(dynamic[0], force=(0, 3, 0))  # a pending load is part of the state
