@@ -6,6 +6,8 @@ OUT_DIR ?= out
 FUZZ_DIR ?= build-fuzz
 ASAN_DIR ?= build-asan
 FUZZ_SECONDS ?= 30
+# The interpreter of the Python package and its tests: Debian's, which sees python3-numpy etc.
+PYTHON ?= /usr/bin/python3
 CCACHE := $(if $(shell command -v ccache 2>/dev/null),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 .PHONY: all deps configure build run test bench clean fuzz-build fuzz test-asan check
@@ -16,7 +18,7 @@ deps:
 	@bash scripts/bootstrap.sh
 
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release > /dev/null
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE=$(PYTHON) > /dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -47,6 +49,7 @@ fuzz-build: deps
 	@cmake -S . -B $(FUZZ_DIR) -DCMAKE_CXX_COMPILER=clang++ -DMABD_FUZZ=ON \
 	  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" $(CCACHE) \
 	  -DMABD_BUILD_CLI=OFF -DMABD_BUILD_TESTS=OFF -DMABD_BUILD_BENCH=OFF -DMABD_INSTALL=OFF \
+	  -DMABD_BUILD_PYTHON=OFF \
 	  > /dev/null
 	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target scene_fuzz obj_fuzz
 
@@ -60,7 +63,7 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-
 test-asan: deps
 	@cmake -S . -B $(ASAN_DIR) -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
 	  -DCMAKE_CXX_FLAGS="$(ASAN_FLAGS)" -DCMAKE_EXE_LINKER_FLAGS="$(ASAN_FLAGS)" $(CCACHE) \
-	  -DMABD_BUILD_BENCH=OFF -DMABD_INSTALL=OFF > /dev/null
+	  -DMABD_BUILD_BENCH=OFF -DMABD_INSTALL=OFF -DMABD_BUILD_PYTHON=OFF > /dev/null
 	@cmake --build $(ASAN_DIR) -j $(JOBS)
 	@cd $(ASAN_DIR) && ASAN_OPTIONS=strict_string_checks=1:detect_stack_use_after_return=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -8,7 +8,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium
   clang libclang-rt-dev
+  python3-dev pybind11-dev python3-numpy python3-pytest
 )
+# python3-dev, pybind11-dev, python3-numpy and python3-pytest build and test the Python package
+# (run with /usr/bin/python3, the interpreter that sees them).
 # clang and its compiler runtime (libclang_rt.fuzzer, .asan, .ubsan; only recommended by clang,
 # so named here) build the fuzz targets of tests/fuzz (`make fuzz`).
 # Node.js and npm build the web viewer bundle of `mabd view` (Chromium runs its browser test).

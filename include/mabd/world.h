@@ -152,6 +152,18 @@ class World {
   Mat3 affine_matrix(BodyId id) const;               ///< A
   Vec12 coordinates(BodyId id) const;                ///< q = [a1; a2; a3; t]
   Vec12 velocities(BodyId id) const;                 ///< dq/dt
+  /// q of every body in body-id order: body_count() consecutive Vec12 (12 doubles each), the
+  /// storage coordinates() reads. step() updates it in place; add_body, reserve and
+  /// restore_state may move it (then the pointer must be taken again).
+  const Vec12* coordinates_data() const;
+  /// dq/dt of every body, laid out and kept as coordinates_data().
+  const Vec12* velocities_data() const;
+  /// Sets q = [a1; a2; a3; t] (as coordinates() returns it, m) and dq/dt (m/s) of a dynamic
+  /// body for the next step, in place (coordinates_data() stays valid). The integrator's
+  /// accelerations, the joints' carried coordinates, pending loads and the last step's contacts
+  /// are kept, and joints are not projected: give a configuration that satisfies them. Throws
+  /// InvalidArgument for a static or kinematic body, a non-finite value or det(A) <= 0.
+  void set_body_state(BodyId id, const Vec12& q, const Vec12& qdot);
 
   // Totals over all bodies.
   Vec3 linear_momentum() const;

@@ -334,6 +334,23 @@ Vec12 World::velocities(BodyId id) const {
   return impl_->qdot[id.index];
 }
 
+const Vec12* World::coordinates_data() const { return impl_->q.data(); }
+const Vec12* World::velocities_data() const { return impl_->qdot.data(); }
+
+void World::set_body_state(BodyId id, const Vec12& q, const Vec12& qdot) {
+  impl_->check_id(id);
+  const std::string item = "set_body_state: body " + std::to_string(id.index);
+  if (!impl_->bodies[id.index].dynamic()) {
+    throw InvalidArgument(item + ": only dynamic bodies (static and kinematic ones are prescribed)");
+  }
+  if (!q.allFinite() || !qdot.allFinite()) throw InvalidArgument(item + ": non-finite q or dq/dt");
+  if (!(detail::affine_A(q).determinant() > 0)) {
+    throw InvalidArgument(item + ": det(A) must be positive");
+  }
+  impl_->q[id.index] = q;
+  impl_->qdot[id.index] = qdot;
+}
+
 namespace {
 template <typename T, typename F>
 T sum_over(const World& w, F f) {
