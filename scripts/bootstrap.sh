@@ -9,7 +9,10 @@ packages=(
   chromium
   clang libclang-rt-dev
   python3-dev pybind11-dev python3-numpy python3-pytest
+  openmpi-bin python3-mpi4py
 )
+# openmpi-bin and python3-mpi4py run the batch sharded over MPI ranks (mabd.mpi; its test
+# starts 2 ranks on this machine).
 # python3-dev, pybind11-dev, python3-numpy and python3-pytest build and test the Python package
 # (run with /usr/bin/python3, the interpreter that sees them).
 # clang and its compiler runtime (libclang_rt.fuzzer, .asan, .ubsan; only recommended by clang,
