@@ -1,5 +1,6 @@
 // Scene files: JSON -> validated mabd::Scene. The format is documented in docs/scene-format.md.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,8 @@
 #include "io/generators.h"
 #include "io/json_reader.h"
 #include "io/keyframes.h"
+#include "io/mjcf.h"
+#include "io/urdf.h"
 #include "io/unit_checks.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
@@ -776,7 +779,34 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
   return scene;
 }
 
-Scene load_scene(const std::string& path) {
+namespace {
+
+/// Robot model format of `path` by its extension: "urdf", "mjcf" or "" (a JSON scene).
+std::string model_format(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".urdf") return "urdf";
+  if (ext == ".xml" || ext == ".mjcf") return "mjcf";
+  return "";
+}
+
+Scene load_json_scene(const std::string& path);
+
+}  // namespace
+
+Scene load_scene(const std::string& path) { return load_model(path); }
+
+Scene load_model(const std::string& path, const ModelOptions& options) {
+  const std::string format = model_format(path);
+  if (format == "urdf") return io::load_urdf(path, options);
+  if (format == "mjcf") return io::load_mjcf(path, options);
+  return load_json_scene(path);
+}
+
+namespace {
+
+Scene load_json_scene(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
   if (!in || std::filesystem::is_directory(path, ec)) {
@@ -803,5 +833,7 @@ Scene load_scene(const std::string& path) {
   scene.path = path;
   return scene;
 }
+
+}  // namespace
 
 }  // namespace mabd
