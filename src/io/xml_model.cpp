@@ -23,8 +23,21 @@ XmlFile::XmlFile(const std::string& path) : path_(path) {
   const tinyxml2::XMLError status = doc_.LoadFile(f);
   std::fclose(f);
   if (status != tinyxml2::XML_SUCCESS) {
+    std::string what = "malformed XML";
+    switch (status) {
+      case tinyxml2::XML_ERROR_MISMATCHED_ELEMENT:
+        what += ": an element opened here is not closed, or closed by another tag";
+        break;
+      case tinyxml2::XML_ERROR_PARSING_ATTRIBUTE:
+        what += ": bad attribute (name=\"value\" expected)";
+        break;
+      case tinyxml2::XML_ERROR_EMPTY_DOCUMENT:
+        throw_scene_error(path, "", "empty file (no XML element)");
+      default:
+        break;
+    }
     throw_scene_error(path, "line " + std::to_string(doc_.ErrorLineNum()),
-                      std::string("malformed XML (") + doc_.ErrorName() + ")");
+                      what + " (" + doc_.ErrorName() + ")");
   }
   if (!doc_.RootElement()) throw_scene_error(path, "", "no root element");
 }
