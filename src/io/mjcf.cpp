@@ -636,9 +636,18 @@ class MjcfReader {
     if (damping < 0) xml_.fail(j, "attribute 'damping': must be >= 0");
     if (stiffness < 0) xml_.fail(j, "attribute 'stiffness': must be >= 0");
     const double springref = coordinate(num(j, cls, "springref", 0));
-    if (num(j, cls, "ref", 0) != 0) {
-      xml_.warn(j, "attribute 'ref' is not supported: the joint coordinate is zero in the "
-                   "configuration the model is written in");
+    const double ref = coordinate(num(j, cls, "ref", 0));
+    if (ref != 0) {
+      if (type == "ball") xml_.fail(j, "attribute 'ref' does not apply to a ball joint");
+      // The model's configuration is at coordinate `ref`: a joint frame in each body, the
+      // child's displaced by ref from the parent's (rotated about or moved along the axis).
+      const Pose joint_frame{sj.def.anchor, Quat::FromTwoVectors(Vec3::UnitZ(), sj.def.axis)};
+      const Pose shift = type == "hinge"
+                             ? Pose{Vec3::Zero(), Quat(Eigen::AngleAxisd(ref, Vec3::UnitZ()))}
+                             : Pose{Vec3(0, 0, ref), Quat::Identity()};
+      const Pose parent_world = parent == kWorld ? Pose{} : group(parent).world;
+      sj.def.frames = JointFrames{relative(parent_world, joint_frame),
+                                  relative(body_world, compose(joint_frame, shift))};
     }
     if (damping > 0 || stiffness > 0) {
       if (type == "ball" && springref != 0) xml_.fail(j, "a ball joint spring has rest 0");

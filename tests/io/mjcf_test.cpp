@@ -300,6 +300,34 @@ TEST(Mjcf, DefaultClassesJointsEqualitiesActuatorsAndExclusions) {
   EXPECT_LT(world.last_step().joint_residual, 1e-6);
 }
 
+TEST(Mjcf, ReferencePositionsSetTheJointZero) {
+  // ref: the joint's value in the model's configuration (MuJoCo's qpos0 = ref).
+  const Scene scene = load_model(write_model("ref.xml", R"(<mujoco>
+  <worldbody>
+    <body name="arm" pos="0 0 1" euler="0 40 0">
+      <joint name="hinge" axis="0 1 0" ref="30" range="0 60"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.03"/>
+      <body name="slider" pos="0 0 -0.5">
+        <joint name="slide" type="slide" axis="0 0 1" ref="0.1" range="0 0.2"/>
+        <geom type="box" size="0.05 0.05 0.05"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>)"));
+  World world = build_world(scene);
+  EXPECT_NEAR(joint_angle(world, "hinge"), kPi / 6, 1e-14);
+  EXPECT_NEAR(joint_angle(world, "slide"), 0.1, 1e-14);
+  EXPECT_NEAR(world.joint_limits(*world.find_joint("hinge"))->upper, kPi / 3, 1e-15);
+  // The arm, 40 degrees from hanging straight down, swings down onto the lower limit at 0.
+  double lowest = INFINITY;
+  for (int n = 0; n < 500; ++n) {
+    world.step();
+    lowest = std::min(lowest, joint_angle(world, "hinge"));
+  }
+  EXPECT_GT(lowest, -1e-3);
+  EXPECT_LT(lowest, 0.01);
+}
+
 struct BadCase {
   const char* file;
   const char* message;  // after "PATH: "
