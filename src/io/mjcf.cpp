@@ -757,8 +757,13 @@ class MjcfReader {
       if (tag != "motor" && tag != "position" && tag != "velocity") continue;
       const std::string cls = class_of(a, "main");
       xml_.check(a, {"name", "class", "joint", "gear", "kp", "kv", "forcerange",
-                     "forcelimited", "ctrlrange", "ctrllimited"});
-      const std::string joint = xml_.require_text(a, "joint");
+                     "forcelimited", "ctrlrange", "ctrllimited", "tendon", "site"});
+      if (!a->Attribute("joint")) {
+        xml_.warn(a, "only joint transmissions are supported (no 'joint' attribute); not "
+                     "imported");
+        continue;
+      }
+      const std::string joint = a->Attribute("joint");
       const auto it = joint_index_.find(joint);
       if (it == joint_index_.end()) {
         std::vector<std::string> known;
