@@ -55,17 +55,10 @@ const std::vector<std::string> kOrientationAttrs = {"quat", "euler", "axisangle"
 
 class MjcfReader {
  public:
-  MjcfReader(const std::string& path, const ModelOptions& options)
-      : xml_(path), options_(options) {
-    base_dir_ = std::filesystem::path(path).parent_path().string();
-    if (base_dir_.empty()) base_dir_ = ".";
-  }
+  explicit MjcfReader(const std::string& path) : xml_(path), base_dir_(xml_.dir()) {}
 
   Scene read() {
-    const XMLElement* root = xml_.root();
-    if (std::string(root->Name()) != "mujoco") {
-      xml_.fail(root, "the root element of an MJCF file must be <mujoco>");
-    }
+    const XMLElement* root = xml_.root("mujoco", "an MJCF");
     xml_.check(root, {"model"},
                {"compiler", "option", "default", "asset", "worldbody", "actuator", "equality",
                 "contact"});
@@ -828,7 +821,6 @@ class MjcfReader {
   }
 
   XmlFile xml_;
-  ModelOptions options_;
   Scene scene_;
   std::string base_dir_;
   bool degrees_ = true;
@@ -847,8 +839,8 @@ class MjcfReader {
 
 }  // namespace
 
-Scene load_mjcf(const std::string& path, const ModelOptions& options) {
-  return MjcfReader(path, options).read();
+Scene load_mjcf(const std::string& path, const ModelOptions& /*options*/) {
+  return MjcfReader(path).read();
 }
 
 }  // namespace mabd::io

@@ -47,16 +47,10 @@ struct Joint {
 class UrdfReader {
  public:
   UrdfReader(const std::string& path, const ModelOptions& options)
-      : xml_(path), options_(options) {
-    base_dir_ = std::filesystem::path(path).parent_path().string();
-    if (base_dir_.empty()) base_dir_ = ".";
-  }
+      : xml_(path), options_(options), base_dir_(xml_.dir()) {}
 
   Scene read() {
-    const XMLElement* robot = xml_.root();
-    if (std::string(robot->Name()) != "robot") {
-      xml_.fail(robot, "the root element of a URDF file must be <robot>");
-    }
+    const XMLElement* robot = xml_.root("robot", "a URDF");
     xml_.check(robot, {"name", "version", "xmlns:xacro"},
                {"link", "joint", "material"});
     read_links(robot);

@@ -42,6 +42,19 @@ XmlFile::XmlFile(const std::string& path) : path_(path) {
   if (!doc_.RootElement()) throw_scene_error(path, "", "no root element");
 }
 
+std::string XmlFile::dir() const {
+  const std::string d = std::filesystem::path(path_).parent_path().string();
+  return d.empty() ? "." : d;
+}
+
+const tinyxml2::XMLElement* XmlFile::root(const char* tag, const char* format) const {
+  const tinyxml2::XMLElement* e = doc_.RootElement();
+  if (std::string(e->Name()) != tag) {
+    fail(e, std::string("the root element of ") + format + " file must be <" + tag + ">");
+  }
+  return e;
+}
+
 std::string XmlFile::where(const tinyxml2::XMLElement* e) {
   std::string out = "line " + std::to_string(e->GetLineNum()) + ": <" + e->Name();
   if (const char* name = e->Attribute("name")) out += std::string(" name='") + name + "'";

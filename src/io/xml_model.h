@@ -25,7 +25,12 @@ class XmlFile {
   explicit XmlFile(const std::string& path);
 
   const std::string& path() const { return path_; }
+  /// Directory of the file ("." for a bare name): relative paths in the model start there.
+  std::string dir() const;
   const tinyxml2::XMLElement* root() const { return doc_.RootElement(); }
+  /// The root element; fails "the root element of a FORMAT file must be <TAG>" if it is not
+  /// `tag`.
+  const tinyxml2::XMLElement* root(const char* tag, const char* format) const;
 
   /// "line L: <tag name='n'>" for messages.
   static std::string where(const tinyxml2::XMLElement* e);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/double_pendulum.h"
+#include "io/model_test_util.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
 #include "mabd/world.h"
@@ -21,6 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace mabd;
+using test::error_of;
+using test::has_warning;
+using test::write_model;
 
 const std::string kSource = MABD_SOURCE_DIR;
 const std::string kModel = kSource + "/models/double_pendulum.xml";
@@ -29,30 +33,6 @@ constexpr double kPi = 3.14159265358979323846;
 /// The rods of models/double_pendulum.xml: box geoms of density 1000 and 500 kg/m^3.
 const test::Rod kUpper{1000 * 0.05 * 0.05 * 1.0, 0.05, 1.0, 30 * kPi / 180};
 const test::Rod kLower{500 * 0.04 * 0.04 * 0.8, 0.04, 0.8, 20 * kPi / 180};
-
-/// Writes `text` to a file named `name` in a fresh directory; returns its path.
-std::string write_model(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::path(testing::TempDir()) / ("mjcf_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path path = dir / name;
-  std::ofstream(path) << text;
-  return path.string();
-}
-
-std::string error_of(const std::string& path) {
-  try {
-    load_model(path);
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << path << ": no SceneError";
-  return {};
-}
-
-bool has_warning(const Scene& scene, const std::string& part) {
-  return std::any_of(scene.warnings.begin(), scene.warnings.end(),
-                     [&](const std::string& w) { return w.find(part) != std::string::npos; });
-}
 
 double joint_angle(const World& world, const char* name) {
   return world.joint_position(*world.find_joint(name));

@@ -15,6 +15,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "io/double_pendulum.h"
+#include "io/model_test_util.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
 #include "mabd/world.h"
@@ -23,32 +24,12 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace mabd;
+using test::error_of;
+using test::has_warning;
+using test::write_model;
 
 const std::string kSource = MABD_SOURCE_DIR;
 const std::string kModel = kSource + "/models/double_pendulum.urdf";
-
-std::string write_model(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::path(testing::TempDir()) / ("urdf_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path path = dir / name;
-  std::ofstream(path) << text;
-  return path.string();
-}
-
-std::string error_of(const std::string& path) {
-  try {
-    load_model(path);
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << path << ": no SceneError";
-  return {};
-}
-
-bool has_warning(const Scene& scene, const std::string& part) {
-  return std::any_of(scene.warnings.begin(), scene.warnings.end(),
-                     [&](const std::string& w) { return w.find(part) != std::string::npos; });
-}
 
 const BodyDef& body_named(const Scene& scene, const std::string& name) {
   for (const BodyDef& b : scene.bodies) {
