@@ -2,6 +2,7 @@
 // and an independent reference: RK4 on its Lagrangian equations of motion.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <optional>
@@ -57,6 +58,22 @@ inline World build_double_pendulum(const WorldSettings& settings, double pivot_z
   joint.limits = elbow;
   world.add_joint(joint);
   return world;
+}
+
+/// Steps both worlds `steps` times; returns the largest difference of the bodies "upper" and
+/// "lower" between them: centre of mass (m) or orientation (rad).
+inline double max_pendulum_difference(World& a, World& b, int steps) {
+  double max_diff = 0;
+  for (int n = 0; n < steps; ++n) {
+    a.step();
+    b.step();
+    for (const char* name : {"upper", "lower"}) {
+      const BodyId ia = *a.find_body(name), ib = *b.find_body(name);
+      max_diff = std::max(max_diff, (a.com_position(ia) - b.com_position(ib)).norm());
+      max_diff = std::max(max_diff, a.pose(ia).orientation.angularDistance(b.pose(ib).orientation));
+    }
+  }
+  return max_diff;
 }
 
 /// Absolute angles (rad, about +y from hanging straight down) and rates of the two rods.

@@ -53,17 +53,7 @@ TEST(Urdf, DoublePendulumMatchesTheSameSystemBuiltByHand) {
     EXPECT_NEAR(a.mass, b.mass, 1e-14);
     EXPECT_LT((a.principal_inertia - b.principal_inertia).norm(), 1e-14);
   }
-  double max_diff = 0;
-  for (int n = 0; n < 1000; ++n) {
-    imported.step();
-    by_hand.step();
-    for (const char* name : {"upper", "lower"}) {
-      const BodyId a = *imported.find_body(name), b = *by_hand.find_body(name);
-      max_diff = std::max(max_diff, (imported.com_position(a) - by_hand.com_position(b)).norm());
-      max_diff = std::max(max_diff, imported.pose(a).orientation.angularDistance(
-                                        by_hand.pose(b).orientation));
-    }
-  }
+  const double max_diff = test::max_pendulum_difference(imported, by_hand, 1000);
   std::printf("imported vs by hand, 1000 steps: max COM / orientation difference %.3g\n",
               max_diff);
   EXPECT_LT(max_diff, 1e-9);
