@@ -361,7 +361,8 @@ class MjcfReader {
     xml_.check(e, {"name", "pos", "quat", "euler", "axisangle", "xyaxes", "zaxis", "childclass"},
                {"body", "geom", "joint", "freejoint", "inertial"});
     const std::string name =
-        e->Attribute("name") ? e->Attribute("name") : "body line " + std::to_string(e->GetLineNum());
+        e->Attribute("name") ? e->Attribute("name")
+                             : "body line " + std::to_string(e->GetLineNum());
     if (body_place_.count(name)) xml_.fail(e, "duplicate body name '" + name + "'");
     const Pose local = pose(e, "");
     const Pose world = compose(parent.world, local);
@@ -778,7 +779,9 @@ class MjcfReader {
       const double g = gear ? (*gear)[0] : 1.0;
       if (gear && gear->size() > 1) {
         for (std::size_t i = 1; i < gear->size(); ++i) {
-          if ((*gear)[i] != 0) xml_.fail(a, "attribute 'gear': only the first entry applies to a joint");
+          if ((*gear)[i] != 0) {
+            xml_.fail(a, "attribute 'gear': only the first entry applies to a joint");
+          }
         }
       }
       if (g == 0) xml_.fail(a, "attribute 'gear': must be non-zero");

@@ -47,19 +47,20 @@ void check_frames(const std::string& label, JointType type, const Vec3& oa, cons
   auto fail = [&](const std::string& what) {
     throw InvalidArgument(label + ": frames: " + what + " in the bodies' configuration");
   };
+  const bool prismatic = type == JointType::Prismatic;
   const Vec3 d = ob - oa;
-  const Vec3 off_axis = d - Fa.col(2) * Fa.col(2).dot(d);
-  if (type == JointType::Prismatic ? off_axis.norm() > kTol * L : d.norm() > kTol * L) {
-    fail("the frame origins are " + num(type == JointType::Prismatic ? off_axis.norm() : d.norm()) +
-         " m apart" + (type == JointType::Prismatic ? " across the axis" : ""));
+  // A prismatic joint's frames may be apart along the axis (the slide).
+  const double gap = (prismatic ? Vec3(d - Fa.col(2) * Fa.col(2).dot(d)) : d).norm();
+  if (gap > kTol * L) {
+    fail("the frame origins are " + num(gap) + " m apart" + (prismatic ? " across the axis" : ""));
   }
   const double tilt = Fa.col(2).cross(Fb.col(2)).norm();
-  if ((type == JointType::Hinge || type == JointType::Prismatic || type == JointType::Fixed) &&
+  if ((type == JointType::Hinge || prismatic || type == JointType::Fixed) &&
       (tilt > kTol || Fa.col(2).dot(Fb.col(2)) < 0)) {
     fail("the z axes are not aligned");
   }
   const double twist = Fa.col(0).cross(Fb.col(0)).norm();
-  if ((type == JointType::Prismatic || type == JointType::Fixed) &&
+  if ((prismatic || type == JointType::Fixed) &&
       (twist > kTol || Fa.col(0).dot(Fb.col(0)) < 0)) {
     fail("the frames are rotated about their z axes");
   }
@@ -101,7 +102,9 @@ JointId World::add_joint(const JointDef& def) {
     }
   } else {
     if (!def.anchor.allFinite()) fail("anchor: must be finite");
-    if (has_axis && (!def.axis.allFinite() || def.axis.norm() < 1e-12)) fail("axis: must be non-zero and finite");
+    if (has_axis && (!def.axis.allFinite() || def.axis.norm() < 1e-12)) {
+      fail("axis: must be non-zero and finite");
+    }
   }
   if (def.type == JointType::Universal && !def.frames) {
     for (int k = 0; k < 2; ++k) {
@@ -218,9 +221,9 @@ JointId World::add_joint(const JointDef& def) {
   w.record_joint_rest(j);
   if (def.frames) {
     // The zero of the coordinates is where the frames coincide: R_a^T R_b = F_a F_b^T.
-    w.joint_rest.back() = Quat(def.frames->a.orientation.normalized().toRotationMatrix() *
-                               def.frames->b.orientation.normalized().toRotationMatrix().transpose())
-                              .normalized();
+    const Mat3 Fa = def.frames->a.orientation.normalized().toRotationMatrix();
+    const Mat3 Fb = def.frames->b.orientation.normalized().toRotationMatrix();
+    w.joint_rest.back() = Quat(Fa * Fb.transpose()).normalized();
     // The carried coordinates start at their values now (unwrapped from within (-pi, pi]).
     double value;
     Vec12 ga, gb;

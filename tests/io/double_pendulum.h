@@ -91,7 +91,8 @@ inline PendulumState pendulum_rates(const PendulumState& s, const Rod& r1, const
   const double d = s[0] - s[1];
   const double a11 = I1 + m1 * c1 * c1 + m2 * l1 * l1, a12 = m2 * l1 * c2 * std::cos(d);
   const double a22 = I2 + m2 * c2 * c2;
-  const double b1 = -m2 * l1 * c2 * std::sin(d) * s[3] * s[3] - (m1 * c1 + m2 * l1) * g * std::sin(s[0]);
+  const double b1 =
+      -m2 * l1 * c2 * std::sin(d) * s[3] * s[3] - (m1 * c1 + m2 * l1) * g * std::sin(s[0]);
   const double b2 = m2 * l1 * c2 * std::sin(d) * s[2] * s[2] - m2 * c2 * g * std::sin(s[1]);
   const double det = a11 * a22 - a12 * a12;
   return {s[2], s[3], (a22 * b1 - a12 * b2) / det, (a11 * b2 - a12 * b1) / det};
