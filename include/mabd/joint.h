@@ -94,7 +94,8 @@ struct JointDef {
   /// axis, the universal axes frame a's x axis and frame b's y axis. The joint coordinates are
   /// zero (and the ball spring at rest) where the two frames coincide, not in the
   /// configuration the bodies have when the joint is added; that configuration must satisfy
-  /// the joint's constraints (to 1e-6 of the joint's length scale and 1e-6 rad).
+  /// the joint's constraints (to 1e-6 of the joint's length scale and 1e-6 rad). A hinge
+  /// added more than pi from its zero reads its angle in (-pi, pi] at first.
   std::optional<JointFrames> frames;
   /// Compliance of every row (m/N): 0 = exact. Makes the joint soft and regularises
   /// redundant rows.

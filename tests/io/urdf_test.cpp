@@ -188,6 +188,22 @@ TEST(Urdf, FixedAndFloatingBase) {
   EXPECT_NEAR(world.com_position(base).z() - z0, -0.5 * 9.81 * 0.1 * 0.1, 1e-3);  // falls
 }
 
+TEST(Urdf, CollisionMeshes) {
+  const Scene scene = load_model(kSource + "/tests/data/good/mesh_robot.urdf");
+  const BodyDef& base = body_named(scene, "base");
+  const BodyDef& arm = body_named(scene, "arm");
+  ASSERT_EQ(base.collision.primitives.size(), 1u);
+  ASSERT_EQ(arm.collision.primitives.size(), 1u);  // the STL mesh is left out
+  const TriangleMesh& own = base.collision.primitives[0].shape.mesh;
+  const TriangleMesh& scaled = arm.collision.primitives[0].shape.mesh;
+  ASSERT_EQ(own.vertices.size(), 4u);
+  ASSERT_EQ(scaled.vertices.size(), 4u);
+  EXPECT_EQ(own.vertices[1], Vec3(1, 0, 0));
+  EXPECT_EQ(scaled.vertices[1], Vec3(2, 0, 0));  // package:// found next to the model; scale 2
+  EXPECT_TRUE(has_warning(scene, "mesh 'meshes/arm.stl': only OBJ meshes are read"));
+  EXPECT_NO_THROW(build_world(scene));
+}
+
 TEST(Urdf, MalformedFilesNameFileLineAndElement) {
   const std::pair<const char*, const char*> cases[] = {
       {"urdf_unclosed.urdf",
