@@ -63,15 +63,15 @@ class UrdfReader {
     build_joints(scene);
     if (visuals_ > 0) {
       xml_.warnings().push_back(
-          std::to_string(visuals_) +
+          xml_.path() + ": " + std::to_string(visuals_) +
           " <visual> element(s): visual geometry is not imported (a body shows as the box of "
           "its inertia; <collision> geometry is imported)");
     }
     if (!unused_effort_.empty()) {
-      xml_.warnings().push_back(
-          "joint effort and velocity limits are read but not applied (URDF declares no "
-          "actuator to carry them): " +
-          unused_effort_);
+      xml_.warnings().push_back(xml_.path() +
+                                ": joint effort and velocity limits are read but not applied "
+                                "(URDF declares no actuator to carry them): " +
+                                unused_effort_);
     }
     scene.warnings = std::move(xml_.warnings());
     return scene;

@@ -66,7 +66,7 @@ void XmlFile::fail(const tinyxml2::XMLElement* e, const std::string& what) const
 }
 
 void XmlFile::warn(const tinyxml2::XMLElement* e, const std::string& what) {
-  warnings_.push_back(one_line(where(e) + ": " + what));
+  warnings_.push_back(one_line(path_ + ": " + where(e) + ": " + what));
 }
 
 void XmlFile::check(const tinyxml2::XMLElement* e, const std::vector<std::string>& known,

@@ -36,7 +36,7 @@ class XmlFile {
   static std::string where(const tinyxml2::XMLElement* e);
   /// Throws SceneError "PATH: line L: <tag name='n'>: what".
   [[noreturn]] void fail(const tinyxml2::XMLElement* e, const std::string& what) const;
-  /// Adds the warning "line L: <tag name='n'>: what".
+  /// Adds the warning "PATH: line L: <tag name='n'>: what".
   void warn(const tinyxml2::XMLElement* e, const std::string& what);
   std::vector<std::string>& warnings() { return warnings_; }
 
