@@ -293,7 +293,6 @@ class UrdfReader {
         check_origin(c);
         const XMLElement* g = c->FirstChildElement("geometry");
         if (!g) xml_.fail(c, "missing <geometry>");
-        xml_.check(g, {}, {"box", "sphere", "cylinder", "mesh", "capsule"});
         bool ok = false;
         CollisionPrimitive prim = geometry(g, compose(link.in_owner, origin(c)), ok);
         if (ok) prims[link.owner].push_back(std::move(prim));
