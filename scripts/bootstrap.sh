@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libeigen3-dev libsuitesparse-dev libopenblas0-serial nlohmann-json3-dev libcli11-dev libtinygltf-dev libbullet-dev
+  libtinyxml2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   chromium
   clang libclang-rt-dev

@@ -67,8 +67,16 @@ struct JointDrive {
   double max_force = INFINITY;  ///< N m or N, > 0
 };
 
+/// Joint frames fixed in the two bodies (as URDF, MJCF and Jolt define joints): each is given
+/// in its body's own (user) frame, or in the world frame for a side that is the world.
+struct JointFrames {
+  Pose a;  ///< joint frame in body_a's frame (m, rotation)
+  Pose b;  ///< joint frame in body_b's frame (m, rotation)
+};
+
 /// Everything needed to create a joint. Anchor and axes are given in WORLD coordinates at the
-/// bodies' current configuration; the world turns them into body-local quantities.
+/// bodies' current configuration; the world turns them into body-local quantities. Or, with
+/// `frames`, in each body's own frame.
 struct JointDef {
   std::string name;
   JointType type = JointType::Ball;
@@ -81,6 +89,14 @@ struct JointDef {
   std::optional<ConeLimits> cone;        ///< ball
   std::optional<JointSpring> spring;     ///< hinge / prismatic
   std::optional<JointDrive> drive;       ///< hinge / prismatic
+  /// Defines the joint by a frame in each body instead of `anchor`, `axis` and `axes` (then
+  /// ignored): the anchor is the frames' origin, the hinge / prismatic / cone axis their z
+  /// axis, the universal axes frame a's x axis and frame b's y axis. The joint coordinates are
+  /// zero (and the ball spring at rest) where the two frames coincide, not in the
+  /// configuration the bodies have when the joint is added; that configuration must satisfy
+  /// the joint's constraints (to 1e-6 of the joint's length scale and 1e-6 rad). A hinge
+  /// added more than pi from its zero reads its angle in (-pi, pi] at first.
+  std::optional<JointFrames> frames;
   /// Compliance of every row (m/N): 0 = exact. Makes the joint soft and regularises
   /// redundant rows.
   double compliance = 0;
@@ -97,7 +113,7 @@ struct JointWrench {
 /// first body (body_a), the child its second (body_b); if body_a is the world, the parent
 /// frame is the world frame, if body_b is, the child is the world. Frames are the bodies' own
 /// (user) frames, those of World::pose. Zero coordinates are the configuration in which the
-/// joint was added.
+/// joint was added, or, for a joint defined by JointDef::frames, where its frames coincide.
 ///  - hinge: position[0] = angle (rad) about the axis, velocity[0] its rate (rad/s);
 ///  - prismatic: position[0] = slide (m) along the axis, velocity[0] its rate (m/s);
 ///  - universal: position = (theta1, theta2) (rad): the relative rotation is

@@ -1,4 +1,5 @@
-// Scene files (JSON). The format is documented in docs/scene-format.md.
+// Scene files (JSON, docs/scene-format.md) and robot models (URDF, MJCF,
+// docs/model-import.md).
 #pragma once
 
 #include <map>
@@ -38,8 +39,23 @@ struct Scene {
 };
 
 /// Reads and validates a scene file. Throws SceneError whose one-line message names the
-/// file, the item (e.g. "bodies[2] 'rod': shape.size[1]") and what is wrong.
+/// file, the item (e.g. "bodies[2] 'rod': shape.size[1]") and what is wrong. A path ending
+/// in .urdf, .xml or .mjcf is a robot model, read by load_model with default options.
 Scene load_scene(const std::string& path);
+
+/// How robot models are imported (docs/model-import.md).
+struct ModelOptions {
+  /// URDF: the root link moves freely instead of being welded to the world (a link named
+  /// "world" joined to the root by a floating joint does the same).
+  bool floating_base = false;
+};
+
+/// Reads a URDF (.urdf) or MJCF (.xml, .mjcf) robot model into a scene: the same bodies and
+/// joints a JSON scene would hold, in SI units, z up. Elements and attributes that have no
+/// equivalent are listed in Scene::warnings. Malformed input throws SceneError
+/// "FILE: line L: <element name='n'>: what is wrong". Any other extension is read as a JSON
+/// scene.
+Scene load_model(const std::string& path, const ModelOptions& options = {});
 
 /// Parses a scene from JSON text; `name` is used in messages and `base_dir` resolves
 /// relative mesh paths.

@@ -1,5 +1,6 @@
 // Scene files: JSON -> validated mabd::Scene. The format is documented in docs/scene-format.md.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,8 @@
 #include "io/generators.h"
 #include "io/json_reader.h"
 #include "io/keyframes.h"
+#include "io/mjcf.h"
+#include "io/urdf.h"
 #include "io/unit_checks.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
@@ -51,7 +54,9 @@ const std::vector<std::string> kKeyframeFields = {"time", "position", "orientati
 const std::vector<std::string> kJointTypes = {"ball", "hinge", "universal", "prismatic",
                                               "fixed"};
 const std::vector<std::string> kJointCommonFields = {"name", "type", "bodies", "anchor",
-                                                     "compliance"};
+                                                     "compliance", "frames"};
+const std::vector<std::string> kFramesFields = {"a", "b"};
+const std::vector<std::string> kFrameFields = {"position", "orientation"};
 const std::vector<std::string> kLimitsFields = {"lower", "upper"};
 const std::vector<std::string> kConeFields = {"swing", "twist_lower", "twist_upper"};
 const std::vector<std::string> kSpringFields = {"stiffness", "damping", "rest"};
@@ -604,7 +609,28 @@ SceneJoint parse_joint(const Node& item, const BodyNames& body_names) {
     bodies.fail("body '" + joint.body_a + "' cannot be joined to itself");
   }
 
-  def.anchor = node.require("anchor").vec3();
+  if (auto frames = node.get("frames")) {
+    // A frame in each body ({"position", "orientation"} in the body's own frame) replaces the
+    // world anchor and axes.
+    frames->check_fields(kFramesFields);
+    JointFrames f;
+    for (const char* side : {"a", "b"}) {
+      const Node frame = frames->require(side);
+      frame.check_fields(kFrameFields);
+      Pose& pose = side[0] == 'a' ? f.a : f.b;
+      if (auto v = frame.get("position")) pose.position = v->vec3();
+      if (auto v = frame.get("orientation")) pose.orientation = parse_orientation(*v);
+    }
+    def.frames = f;
+    for (const char* field : {"anchor", "axis", "axes"}) {
+      if (auto n = node.get(field)) {
+        n->fail("does not apply to a joint defined by 'frames' (its anchor is the frames' "
+                "origin, its axis their z axis)");
+      }
+    }
+  } else {
+    def.anchor = node.require("anchor").vec3();
+  }
 
   switch (def.type) {
     case JointType::Ball:
@@ -613,12 +639,13 @@ SceneJoint parse_joint(const Node& item, const BodyNames& body_names) {
       break;
     case JointType::Hinge:
     case JointType::Prismatic:
-      def.axis = unit_vector(node.require("axis"));
+      if (!def.frames) def.axis = unit_vector(node.require("axis"));
       if (auto n = node.get("limits")) def.limits = parse_limits(*n);
       if (auto n = node.get("spring")) def.spring = parse_spring(*n);
       if (auto n = node.get("drive")) def.drive = parse_drive(*n);
       break;
     case JointType::Universal: {
+      if (def.frames) break;
       const Node axes = node.require("axes");
       if (!axes.json().is_array()) {
         axes.fail("expected an array of 2 axes, got " + io::type_name(axes.json()));
@@ -776,7 +803,34 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
   return scene;
 }
 
-Scene load_scene(const std::string& path) {
+namespace {
+
+/// Robot model format of `path` by its extension: "urdf", "mjcf" or "" (a JSON scene).
+std::string model_format(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".urdf") return "urdf";
+  if (ext == ".xml" || ext == ".mjcf") return "mjcf";
+  return "";
+}
+
+Scene load_json_scene(const std::string& path);
+
+}  // namespace
+
+Scene load_scene(const std::string& path) { return load_model(path); }
+
+Scene load_model(const std::string& path, const ModelOptions& options) {
+  const std::string format = model_format(path);
+  if (format == "urdf") return io::load_urdf(path, options);
+  if (format == "mjcf") return io::load_mjcf(path, options);
+  return load_json_scene(path);
+}
+
+namespace {
+
+Scene load_json_scene(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
   if (!in || std::filesystem::is_directory(path, ec)) {
@@ -803,5 +857,7 @@ Scene load_scene(const std::string& path) {
   scene.path = path;
   return scene;
 }
+
+}  // namespace
 
 }  // namespace mabd

@@ -38,6 +38,37 @@ void perpendiculars(const Vec3& n, Vec3& p1, Vec3& p2) {
   p2 = n.cross(p1);
 }
 
+/// A joint defined by frames must hold in the configuration it is added in: throws
+/// InvalidArgument "`label`: frames: ..." if the frames' origins (m, relative to the length
+/// scale L) or axes (rad) violate the joint's constraints by more than 1e-6.
+void check_frames(const std::string& label, JointType type, const Vec3& oa, const Vec3& ob,
+                  const Mat3& Fa, const Mat3& Fb, double L) {
+  constexpr double kTol = 1e-6;
+  auto fail = [&](const std::string& what) {
+    throw InvalidArgument(label + ": frames: " + what + " in the bodies' configuration");
+  };
+  const bool prismatic = type == JointType::Prismatic;
+  const Vec3 d = ob - oa;
+  // A prismatic joint's frames may be apart along the axis (the slide).
+  const double gap = (prismatic ? Vec3(d - Fa.col(2) * Fa.col(2).dot(d)) : d).norm();
+  if (gap > kTol * L) {
+    fail("the frame origins are " + num(gap) + " m apart" + (prismatic ? " across the axis" : ""));
+  }
+  const double tilt = Fa.col(2).cross(Fb.col(2)).norm();
+  if ((type == JointType::Hinge || prismatic || type == JointType::Fixed) &&
+      (tilt > kTol || Fa.col(2).dot(Fb.col(2)) < 0)) {
+    fail("the z axes are not aligned");
+  }
+  const double twist = Fa.col(0).cross(Fb.col(0)).norm();
+  if ((prismatic || type == JointType::Fixed) &&
+      (twist > kTol || Fa.col(0).dot(Fb.col(0)) < 0)) {
+    fail("the frames are rotated about their z axes");
+  }
+  if (type == JointType::Universal && std::abs(Fa.col(0).dot(Fb.col(1))) > kTol) {
+    fail("frame a's x axis is not perpendicular to frame b's y axis");
+  }
+}
+
 }  // namespace
 
 JointId World::add_joint(const JointDef& def) {
@@ -59,11 +90,23 @@ JointId World::add_joint(const JointDef& def) {
   if ((a < 0 || !w.bodies[a].dynamic()) && (b < 0 || !w.bodies[b].dynamic())) {
     fail("joins two bodies that cannot move (world, static or kinematic)");
   }
-  if (!def.anchor.allFinite()) fail("anchor: must be finite");
   const bool has_axis = def.type == JointType::Hinge || def.type == JointType::Prismatic ||
                         (def.type == JointType::Ball && def.cone);
-  if (has_axis && (!def.axis.allFinite() || def.axis.norm() < 1e-12)) fail("axis: must be non-zero and finite");
-  if (def.type == JointType::Universal) {
+  if (def.frames) {
+    for (const Pose* f : {&def.frames->a, &def.frames->b}) {
+      const char* which = f == &def.frames->a ? "frames.a" : "frames.b";
+      if (!f->position.allFinite()) fail(std::string(which) + ".position: must be finite");
+      if (!f->orientation.coeffs().allFinite() || f->orientation.norm() < 1e-12) {
+        fail(std::string(which) + ".orientation: must be a non-zero finite quaternion");
+      }
+    }
+  } else {
+    if (!def.anchor.allFinite()) fail("anchor: must be finite");
+    if (has_axis && (!def.axis.allFinite() || def.axis.norm() < 1e-12)) {
+      fail("axis: must be non-zero and finite");
+    }
+  }
+  if (def.type == JointType::Universal && !def.frames) {
     for (int k = 0; k < 2; ++k) {
       if (!def.axes[k].allFinite() || def.axes[k].norm() < 1e-12) {
         fail("axes[" + std::to_string(k) + "]: must be non-zero and finite");
@@ -94,28 +137,58 @@ JointId World::add_joint(const JointDef& def) {
   }
   j.compliance = def.compliance;
   j.base_rows = rows_of_type(def.type);
-  // Body-local quantities from the current configuration x = A xb + t.
+  // Body-local quantities from the current configuration x = A xb + t. Each side's joint
+  // point and basis (columns p1, p2, n) in world coordinates: one for both sides, or each
+  // side's own frame.
   const Vec12 qa = w.joint_q(a), qb = w.joint_q(b);
   const Mat3 Ai_a = detail::affine_A(qa).inverse(), Ai_b = detail::affine_A(qb).inverse();
-  j.pa = Ai_a * (def.anchor - detail::affine_t(qa));
-  j.pb = Ai_b * (def.anchor - detail::affine_t(qb));
-  const Vec3 n = has_axis ? def.axis.normalized() : Vec3::UnitZ();
-  Vec3 p1, p2;
-  perpendiculars(n, p1, p2);
+  Vec3 anchor_a = def.anchor, anchor_b = def.anchor;
+  Mat3 basis_a, basis_b;
+  Vec3 u = Vec3::UnitX(), v = Vec3::UnitY();  // universal axes, world
+  if (def.frames) {
+    // A frame given in a body's own (user) frame, in world coordinates now (World::pose).
+    const auto in_world = [&](int body, const Pose& f) {
+      const Quat fq = f.orientation.normalized();
+      if (body < 0) return Pose{f.position, fq};
+      const Mat3 R = w.user_rotation(body);
+      const Vec3 origin = detail::point(w.q[body], w.bodies[body].origin_b);
+      return Pose{origin + R * f.position, Quat(R * fq.toRotationMatrix()).normalized()};
+    };
+    const Pose fa = in_world(a, def.frames->a), fb = in_world(b, def.frames->b);
+    anchor_a = fa.position;
+    anchor_b = fb.position;
+    basis_a = fa.orientation.toRotationMatrix();
+    basis_b = fb.orientation.toRotationMatrix();
+    u = basis_a.col(0);
+    v = basis_b.col(1);
+  } else {
+    Vec3 p1, p2;
+    const Vec3 n = has_axis ? def.axis.normalized() : Vec3::UnitZ();
+    perpendiculars(n, p1, p2);
+    basis_a << p1, p2, n;
+    basis_b = basis_a;
+    if (def.type == JointType::Universal) {
+      u = def.axes[0].normalized();
+      v = (def.axes[1] - u * u.dot(def.axes[1])).normalized();  // made perpendicular
+    }
+  }
+  j.pa = Ai_a * (anchor_a - detail::affine_t(qa));
+  j.pb = Ai_b * (anchor_b - detail::affine_t(qb));
   detail::JointAxes ax;
-  ax.na = Ai_a * n;
-  ax.nb = Ai_b * n;
-  ax.wa1 = Ai_a * p1;
-  ax.wa2 = Ai_a * p2;
-  ax.wb1 = Ai_b * p1;
-  ax.wb2 = Ai_b * p2;
+  ax.na = Ai_a * basis_a.col(2);
+  ax.nb = Ai_b * basis_b.col(2);
+  ax.wa1 = Ai_a * basis_a.col(0);
+  ax.wa2 = Ai_a * basis_a.col(1);
+  ax.wb1 = Ai_b * basis_b.col(0);
+  ax.wb2 = Ai_b * basis_b.col(1);
+  // Rotation locks: images of one orthonormal frame (the world's, or the joint frames).
+  const Mat3 lock_a = def.frames ? basis_a : Mat3::Identity();
+  const Mat3 lock_b = def.frames ? basis_b : Mat3::Identity();
   for (int i = 0; i < 3; ++i) {
-    ax.ea[i] = Ai_a * Vec3::Unit(i);
-    ax.eb[i] = Ai_b * Vec3::Unit(i);
+    ax.ea[i] = Ai_a * lock_a.col(i);
+    ax.eb[i] = Ai_b * lock_b.col(i);
   }
   if (def.type == JointType::Universal) {
-    const Vec3 u = def.axes[0].normalized();
-    const Vec3 v = (def.axes[1] - u * u.dot(def.axes[1])).normalized();  // made perpendicular
     ax.ua = Ai_a * u;
     ax.vb = Ai_b * v;
   }
@@ -128,11 +201,12 @@ JointId World::add_joint(const JointDef& def) {
     if (body >= 0) L = std::max(L, w.bodies[body].info.size);
   }
   j.L = std::max(L, 1e-3);
+  if (def.frames) check_frames(label, def.type, anchor_a, anchor_b, basis_a, basis_b, j.L);
   // A joint anchored far from both bodies is legal but usually a units or frame mistake.
   double nearest = INFINITY;
   for (int body : {a, b}) {
     if (body < 0) continue;
-    const double dist = (def.anchor - detail::affine_t(w.q[body])).norm();
+    const double dist = (anchor_a - detail::affine_t(w.q[body])).norm();
     nearest = std::min(nearest, dist / std::max(w.bodies[body].info.size, 1e-12));
   }
   if (nearest > 3) {
@@ -145,6 +219,21 @@ JointId World::add_joint(const JointDef& def) {
   const JointId id{static_cast<std::uint32_t>(w.joints.size())};
   if (!def.name.empty()) w.joint_by_name.emplace(def.name, id.index);
   w.record_joint_rest(j);
+  if (def.frames) {
+    // The zero of the coordinates is where the frames coincide: R_a^T R_b = F_a F_b^T.
+    const Mat3 Fa = def.frames->a.orientation.normalized().toRotationMatrix();
+    const Mat3 Fb = def.frames->b.orientation.normalized().toRotationMatrix();
+    w.joint_rest.back() = Quat(Fa * Fb.transpose()).normalized();
+    // The carried coordinates start at their values now (unwrapped from within (-pi, pi]).
+    double value;
+    Vec12 ga, gb;
+    if (detail::joint_coordinate(j, qa, qb, 0.0, value, ga, gb)) j.coord_prev = value;
+    if (j.type == JointType::Ball && j.extras().cone) {
+      detail::twist_angle(j, qa, qb, 0.0, value, ga, gb);
+      j.twist_prev = value;
+    }
+    if (j.type == JointType::Ball && j.extras().spring) j.bend_prev = detail::ball_bend(j, qa, qb);
+  }
   w.joints.push_back(std::move(j));
   w.topology_dirty = true;
   return id;

@@ -113,7 +113,7 @@ const BadCase kBadCases[] = {
      "joints[1] 'pivot': duplicate joint name 'pivot' (also used by joints[0])", true},
     {"joint_axis_on_universal.json",
      "joints[0] 'neck': field 'axis' does not apply to a universal joint (a universal joint "
-     "takes: name, type, bodies, anchor, compliance, axes)",
+     "takes: name, type, bodies, anchor, compliance, frames, axes)",
      true},
     // Contact and collision.
     {"plane_on_dynamic.json",
@@ -330,21 +330,22 @@ TEST(JointErrors, FieldsOfOtherTypes) {
   const std::string common = R"("bodies": ["world", "rod"], "anchor": [0, 0, 0])";
   EXPECT_EQ(joint_error(R"({"name": "j", "type": "fixed", "axis": [0, 1, 0], )" + common + "}"),
             "inline.json: joints[0] 'j': field 'axis' does not apply to a fixed joint (a fixed "
-            "joint takes: name, type, bodies, anchor, compliance)");
+            "joint takes: name, type, bodies, anchor, compliance, frames)");
   EXPECT_EQ(joint_error(R"({"name": "j", "type": "ball", "limits": {}, )" + common + "}"),
             "inline.json: joints[0] 'j': field 'limits' does not apply to a ball joint (a ball "
-            "joint takes: name, type, bodies, anchor, compliance, axis, cone, spring)");
+            "joint takes: name, type, bodies, anchor, compliance, frames, axis, cone, spring)");
   EXPECT_EQ(joint_error(R"({"name": "j", "type": "hinge", "axis": [0, 1, 0], "cone": {}, )" +
                         common + "}"),
             "inline.json: joints[0] 'j': field 'cone' does not apply to a hinge joint (a hinge "
-            "joint takes: name, type, bodies, anchor, compliance, axis, limits, spring, drive)");
+            "joint takes: name, type, bodies, anchor, compliance, frames, axis, limits, spring, "
+            "drive)");
   EXPECT_EQ(joint_error(R"({"name": "j", "type": "prismatic", "axes": [], )" + common + "}"),
             "inline.json: joints[0] 'j': field 'axes' does not apply to a prismatic joint (a "
-            "prismatic joint takes: name, type, bodies, anchor, compliance, axis, limits, "
+            "prismatic joint takes: name, type, bodies, anchor, compliance, frames, axis, limits, "
             "spring, drive)");
   EXPECT_EQ(joint_error(R"({"name": "j", "type": "universal", "drive": {}, )" + common + "}"),
             "inline.json: joints[0] 'j': field 'drive' does not apply to a universal joint (a "
-            "universal joint takes: name, type, bodies, anchor, compliance, axes)");
+            "universal joint takes: name, type, bodies, anchor, compliance, frames, axes)");
   EXPECT_EQ(joint_error(R"({"name": "j", "type": "hinge", "axis": [0, 1, 0], "limit": {}, )" +
                         common + "}"),
             "inline.json: joints[0] 'j': unknown field 'limit' (did you mean 'limits'?)");

@@ -1,0 +1,14 @@
+// MJCF (MuJoCo XML) models -> mabd::Scene (docs/model-import.md).
+#pragma once
+
+#include <string>
+
+#include "mabd/scene.h"
+
+namespace mabd::io {
+
+/// Reads the MJCF file `path`. Throws SceneError "PATH: line L: <element name='n'>: what is
+/// wrong" on malformed input; unsupported elements and attributes become Scene::warnings.
+Scene load_mjcf(const std::string& path, const ModelOptions& options);
+
+}  // namespace mabd::io
