@@ -31,9 +31,9 @@ struct BackboneOptions {
   /// Young's modulus (model Pa = Da / (Angstrom s^2)) of every body: how stiff the affine
   /// bodies are. Atoms are placed with the bodies' rigid poses while the hinges hold the
   /// affine bodies together, so the bonds across hinges (N-CA, CA-C) change by the bodies'
-  /// strain, ~ load / E: a relative 1.2e-7 at 1e12 in the shipped example, 10x more per
+  /// strain, ~ load / E: a relative 5.7e-7 at 1e13 in the shipped example, 10x more per
   /// decade less (examples/protein/README.md).
-  double youngs_modulus = 1e12;
+  double youngs_modulus = 1e13;
   double poisson_ratio = 0.3;
   /// Radius (Angstrom) of the C-alpha spheres and the peptide-plane capsules.
   double radius = 0.7;
@@ -47,12 +47,12 @@ enum class DihedralKind { Phi, Psi };
 
 /// One hinge of the model, in the reference (input) configuration.
 struct BackboneHinge {
-  std::size_t parent = 0;    ///< body towards the N terminus
-  std::size_t child = 0;     ///< body towards the C terminus (parent + 1)
+  std::size_t parent = 0;      ///< body towards the N terminus
+  std::size_t child = 0;       ///< body towards the C terminus (parent + 1)
   Vec3 anchor = Vec3::Zero();  ///< the residue's CA (Angstrom)
   Vec3 axis = Vec3::UnitZ();   ///< unit: N->CA (phi) or CA->C (psi)
   DihedralKind kind = DihedralKind::Phi;
-  std::size_t residue = 0;   ///< index into BackboneModel::residues
+  std::size_t residue = 0;  ///< index into BackboneModel::residues
 };
 
 /// Where a backbone atom sits: a body and the atom's position in the body's own frame.
@@ -63,9 +63,9 @@ struct AtomSite {
 
 /// A modelled residue: where its four atoms are, and where it came from.
 struct BackboneResidue {
-  std::size_t chain = 0;      ///< index into BackboneModel::structure.chains
-  std::size_t index = 0;      ///< index into that chain's residues
-  std::size_t ca_body = 0;    ///< the residue's C-alpha body
+  std::size_t chain = 0;                       ///< index into BackboneModel::structure.chains
+  std::size_t index = 0;                       ///< index into that chain's residues
+  std::size_t ca_body = 0;                     ///< the residue's C-alpha body
   std::array<AtomSite, kBackboneAtoms> atoms;  ///< N, CA, C, O
 };
 
@@ -107,8 +107,8 @@ BackboneModel build_backbone(const PdbStructure& structure, const BackboneOption
 /// (x -> R x + t), per hinge its rotation (rad, right-handed about the hinge axis, the child
 /// side turning) away from the reference.
 struct BackboneConfiguration {
-  std::vector<Pose> roots;      ///< per segment
-  std::vector<double> angles;   ///< per hinge
+  std::vector<Pose> roots;     ///< per segment
+  std::vector<double> angles;  ///< per hinge
 };
 
 /// The reference configuration (identity roots, zero angles).
@@ -126,7 +126,7 @@ std::vector<Pose> world_poses(const World& world, const BackboneModel& model);
 
 /// How make_backbone_world sets up the world.
 struct BackboneWorldOptions {
-  WorldSettings settings;            ///< gravity is usually zero for a molecule
+  WorldSettings settings;  ///< gravity is usually zero for a molecule
   /// Position drive on every hinge (target 0 = the reference angle), or none.
   std::optional<JointDrive> drive;
   /// Per segment: a prescribed motion of its root body, which is then kinematic; empty: every

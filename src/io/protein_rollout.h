@@ -14,7 +14,7 @@ namespace mabd::io {
 
 /// The C-alpha targets observed at one time.
 struct MarkerKeyframe {
-  double time = 0;             ///< model seconds, > 0 (time 0 is the input structure)
+  double time = 0;  ///< model seconds, > 0 (time 0 is the input structure)
   std::vector<Marker> markers;
 };
 
@@ -30,11 +30,11 @@ std::vector<MarkerKeyframe> parse_markers(const std::string& text, const std::st
                                           const BackboneModel& model);
 
 struct RolloutOptions {
-  double dt = 0.01;              ///< time step (model s)
+  double dt = 0.01;  ///< time step (model s)
   /// Hinge drives towards the keyframe angles, interpolated linearly in time between
   /// keyframes (model units: Da Angstrom^2 / s^2 per rad, and per rad/s).
-  double drive_stiffness = 1e7;
-  double drive_damping = 1e5;
+  double drive_stiffness = 1e8;
+  double drive_damping = 1e6;
   /// Newton iterations per step (cap) and their stopping tolerance (model m): the joints are
   /// exact at convergence, so these bound how far the bonds across hinges drift.
   int newton_iterations = 4;
@@ -48,15 +48,15 @@ struct RolloutOptions {
 
 /// What a rollout measured.
 struct RolloutReport {
-  std::vector<IkResult> keyframes;      ///< the IK solution of each keyframe
+  std::vector<IkResult> keyframes;  ///< the IK solution of each keyframe
   /// RMS distance (Angstrom) of each keyframe's markers to the simulated C-alpha atoms at the
   /// step nearest the keyframe's time (the drives lag behind the IK pose).
   std::vector<double> rollout_rms;
   /// Largest |l - l0| / l0 over every bond of bond_lengths and every step, l0 the input's.
   double max_bond_deviation = 0;
-  double max_joint_residual = 0;        ///< largest StepStats::joint_residual (model m)
+  double max_joint_residual = 0;  ///< largest StepStats::joint_residual (model m)
   std::int64_t steps = 0;
-  double mean_step_ms = 0;              ///< wall time of World::step
+  double mean_step_ms = 0;  ///< wall time of World::step
 };
 
 /// Solves the IK pose of every keyframe (each starting from the previous one), builds the
