@@ -85,8 +85,8 @@ BackboneModel build_backbone(const PdbStructure& structure, const BackboneOption
     bool after_gap = true;
     for (const PdbResidue& r : chain.residues) {
       if (!r.complete()) {
-        m.warnings.push_back(structure.path + ":" + std::to_string(r.line) + ": residue " +
-                             r.name + " " + residue_tag(chain, r) +
+        m.warnings.push_back(structure.path + ":" + std::to_string(r.line) + ": residue " + r.name +
+                             " " + residue_tag(chain, r) +
                              " is left out (missing backbone atoms); the chain is split there");
         after_gap = true;
         continue;
@@ -97,8 +97,8 @@ BackboneModel build_backbone(const PdbStructure& structure, const BackboneOption
         if (bond > options.max_peptide_bond) {
           breaks = true;
           m.warnings.push_back(structure.path + ":" + std::to_string(r.line) + ": chain break " +
-                               "before residue " + r.name + " " + residue_tag(chain, r) +
-                               " (C-N " + std::to_string(bond) + " Angstrom); a new segment " +
+                               "before residue " + r.name + " " + residue_tag(chain, r) + " (C-N " +
+                               std::to_string(bond) + " Angstrom); a new segment " +
                                "starts there");
         }
       }
@@ -222,8 +222,7 @@ BackboneConfiguration reference_configuration(const BackboneModel& model) {
 }
 
 std::vector<Pose> body_poses(const BackboneModel& model, const BackboneConfiguration& config) {
-  if (config.roots.size() != model.segments.size() ||
-      config.angles.size() != model.hinges.size()) {
+  if (config.roots.size() != model.segments.size() || config.angles.size() != model.hinges.size()) {
     throw InvalidArgument("backbone configuration: " + std::to_string(config.roots.size()) +
                           " roots and " + std::to_string(config.angles.size()) +
                           " angles for a model of " + std::to_string(model.segments.size()) +
@@ -329,6 +328,58 @@ std::vector<double> bond_lengths(const BackboneModel& model, const BackboneFrame
     }
   }
   return lengths;
+}
+
+namespace {
+
+/// The point D with |CD| = length, angle BCD = angle and dihedral ABCD = torsion (rad)
+/// (natural extension reference frame).
+Vec3 place(const Vec3& a, const Vec3& b, const Vec3& c, double length, double angle,
+           double torsion) {
+  const Vec3 bc = (c - b).normalized();
+  const Vec3 n = (b - a).cross(bc).normalized();
+  const Vec3 m = n.cross(bc);
+  const Vec3 d(-length * std::cos(angle), length * std::sin(angle) * std::cos(torsion),
+               length * std::sin(angle) * std::sin(torsion));
+  return c + d.x() * bc + d.y() * m + d.z() * n;
+}
+
+}  // namespace
+
+PdbStructure ideal_backbone(const std::vector<PhiPsi>& dihedrals, char chain) {
+  // Engh & Huber (1991) backbone geometry.
+  constexpr double kNCa = 1.458, kCaC = 1.525, kCN = 1.329, kCO = 1.231;
+  constexpr double kDeg = M_PI / 180;
+  constexpr double kNCaC = 111.2 * kDeg, kCaCN = 116.2 * kDeg, kCNCa = 121.7 * kDeg,
+                   kCaCO = 120.1 * kDeg, kOmega = M_PI;
+  PdbStructure s;
+  s.path = "ideal backbone";
+  s.chains.push_back(PdbChain{chain, {}});
+  std::vector<PdbResidue>& res = s.chains[0].residues;
+  res.resize(dihedrals.size());
+  for (std::size_t i = 0; i < res.size(); ++i) {
+    PdbResidue& r = res[i];
+    r.name = "ALA";
+    r.seq = static_cast<int>(i + 1);
+    r.present = {true, true, true, true};
+    if (i == 0) {
+      r.atoms[kAtomN] = Vec3::Zero();
+      r.atoms[kAtomCA] = Vec3(kNCa, 0, 0);
+      r.atoms[kAtomC] = r.atoms[kAtomCA] + kCaC * Vec3(-std::cos(kNCaC), std::sin(kNCaC), 0);
+    } else {
+      const PdbResidue& p = res[i - 1];
+      r.atoms[kAtomN] = place(p.atoms[kAtomN], p.atoms[kAtomCA], p.atoms[kAtomC], kCN, kCaCN,
+                              dihedrals[i - 1].psi);
+      r.atoms[kAtomCA] =
+          place(p.atoms[kAtomCA], p.atoms[kAtomC], r.atoms[kAtomN], kNCa, kCNCa, kOmega);
+      r.atoms[kAtomC] =
+          place(p.atoms[kAtomC], r.atoms[kAtomN], r.atoms[kAtomCA], kCaC, kNCaC, dihedrals[i].phi);
+    }
+    // O trans to the next N about CA-C.
+    r.atoms[kAtomO] = place(r.atoms[kAtomN], r.atoms[kAtomCA], r.atoms[kAtomC], kCO, kCaCO,
+                            dihedrals[i].psi + M_PI);
+  }
+  return s;
 }
 
 }  // namespace mabd::io

@@ -141,6 +141,18 @@ World make_backbone_world(const BackboneModel& model, const BackboneWorldOptions
 /// Dihedral angle (rad, IUPAC sign) of the points a-b-c-d.
 double dihedral(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d);
 
+/// Backbone dihedrals of one residue (rad): phi (C-N-CA-C) and psi (N-CA-C-N).
+struct PhiPsi {
+  double phi = 0;
+  double psi = 0;
+};
+
+/// A single-chain backbone (chain `chain`, residues ALA 1, 2, ...) with Engh-Huber bond lengths
+/// and angles, trans peptide bonds (omega = 180 degrees) and the given dihedrals (the first
+/// residue's phi and the last one's psi place no backbone atom and are ignored; the last O
+/// is placed as if the next N followed). Angstrom, first N at the origin.
+PdbStructure ideal_backbone(const std::vector<PhiPsi>& dihedrals, char chain = 'A');
+
 /// Bond lengths (Angstrom) of `frame`: per residue N-CA, CA-C, C-O, then C-N to the next
 /// residue of the same segment. Used to check that a motion keeps the covalent geometry.
 std::vector<double> bond_lengths(const BackboneModel& model, const BackboneFrame& frame);

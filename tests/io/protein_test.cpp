@@ -12,6 +12,7 @@
 namespace {
 
 using namespace mabd::io;
+using mabd::Vec3;
 
 const std::string kExamples = std::string(MABD_SOURCE_DIR) + "/examples/protein/";
 
@@ -53,8 +54,8 @@ TEST(Protein, WorldReproducesTheInputAtTimeZero) {
     const double d = max_distance(m, place_atoms(m, world_poses(world, m)), frame_of(s));
     std::printf("%s: largest atom distance to the input at t = 0: %.3g Angstrom\n", file, d);
     EXPECT_LT(d, 1e-6) << file;
-    const double fk = max_distance(m, place_atoms(m, body_poses(m, reference_configuration(m))),
-                                   frame_of(s));
+    const double fk =
+        max_distance(m, place_atoms(m, body_poses(m, reference_configuration(m))), frame_of(s));
     EXPECT_LT(fk, 1e-9) << file;
   }
   const BackboneModel two = build_backbone(read_pdb(kExamples + "1hpv.pdb"));
@@ -106,6 +107,39 @@ TEST(Protein, ResiduesWithMissingAtomsSplitTheChain) {
       << m.warnings.back();
   EXPECT_EQ(m.find_residue('E', 7), 5u);
   EXPECT_THROW(m.find_residue('E', 6), mabd::InvalidArgument);
+}
+
+TEST(Protein, IdealBackboneHasTheRequestedGeometry) {
+  const double deg = M_PI / 180;
+  std::vector<PhiPsi> d;
+  for (int i = 0; i < 30; ++i) {
+    d.push_back(i < 15 ? PhiPsi{-57 * deg, -47 * deg} : PhiPsi{-120 * deg, 130 * deg});
+  }
+  const PdbStructure s = ideal_backbone(d);
+  const auto& r = s.chains[0].residues;
+  ASSERT_EQ(r.size(), 30u);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    EXPECT_NEAR((r[i].atoms[kAtomCA] - r[i].atoms[kAtomN]).norm(), 1.458, 1e-12);
+    EXPECT_NEAR((r[i].atoms[kAtomC] - r[i].atoms[kAtomCA]).norm(), 1.525, 1e-12);
+    EXPECT_NEAR((r[i].atoms[kAtomO] - r[i].atoms[kAtomC]).norm(), 1.231, 1e-12);
+    const Vec3 a = r[i].atoms[kAtomN] - r[i].atoms[kAtomCA];
+    const Vec3 b = r[i].atoms[kAtomC] - r[i].atoms[kAtomCA];
+    EXPECT_NEAR(std::acos(a.dot(b) / a.norm() / b.norm()), 111.2 * deg, 1e-12);
+    if (i == 0) continue;
+    EXPECT_NEAR((r[i].atoms[kAtomN] - r[i - 1].atoms[kAtomC]).norm(), 1.329, 1e-12);
+    EXPECT_NEAR(dihedral(r[i - 1].atoms[kAtomC], r[i].atoms[kAtomN], r[i].atoms[kAtomCA],
+                         r[i].atoms[kAtomC]),
+                d[i].phi, 1e-12);
+    EXPECT_NEAR(dihedral(r[i - 1].atoms[kAtomN], r[i - 1].atoms[kAtomCA], r[i - 1].atoms[kAtomC],
+                         r[i].atoms[kAtomN]),
+                d[i - 1].psi, 1e-12);
+    EXPECT_NEAR(std::abs(dihedral(r[i - 1].atoms[kAtomCA], r[i - 1].atoms[kAtomC],
+                                  r[i].atoms[kAtomN], r[i].atoms[kAtomCA])),
+                M_PI, 1e-12);
+  }
+  // A 3.6-residue-per-turn helix rises about 1.5 Angstrom per residue.
+  const double rise = (r[14].atoms[kAtomCA] - r[0].atoms[kAtomCA]).norm() / 14;
+  EXPECT_NEAR(rise, 1.5, 0.1);
 }
 
 }  // namespace
