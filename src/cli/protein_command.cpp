@@ -62,6 +62,7 @@ int protein_command(const ProteinOptions& o) {
     }
   }
   check_positive("--dt", o.rollout.dt);
+  check_positive("--drive-period", o.rollout.drive_period);
   check_positive("--frame-every", o.rollout.frame_every);
   check_non_negative("--settle", o.rollout.settle_steps);
   check_positive("--newton", static_cast<std::int64_t>(o.rollout.newton_iterations));
@@ -122,10 +123,13 @@ void add_protein_command(CLI::App& app, std::function<int()>& action) {
   sub->add_option("--settle", o->rollout.settle_steps, "Steps after the last keyframe (default 0)");
   sub->add_option("--frame-every", o->rollout.frame_every,
                   "One output frame every K steps (default 1)");
-  sub->add_option("--stiffness", o->rollout.drive_stiffness,
-                  "Hinge drive stiffness (model N m/rad = Da A^2/s^2/rad, default 1e8)");
-  sub->add_option("--damping", o->rollout.drive_damping,
-                  "Hinge drive damping (model N m s/rad, default 1e6)");
+  sub->add_option("--drive-period", o->rollout.drive_period,
+                  "Response period of the hinge drives (model s, default 0.05); each hinge's "
+                  "stiffness follows the inertia of the chain it turns");
+  sub->add_option("--damping-ratio", o->rollout.drive_damping_ratio,
+                  "Damping ratio of the hinge drives (default 1)");
+  sub->add_flag("--rigid-drives", o->rollout.rigid_drives,
+                "Hinge angles follow the interpolated keyframe angles exactly");
   sub->add_option("--youngs-modulus", o->backbone.youngs_modulus,
                   "Young's modulus of the bodies (model Pa = Da/(A s^2), default 1e13)");
   sub->add_option("--newton", o->rollout.newton_iterations,

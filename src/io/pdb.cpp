@@ -35,8 +35,7 @@ std::string_view columns(std::string_view line, std::size_t first, std::size_t l
   return s;
 }
 
-double parse_coordinate(std::string_view field, const char* name, const char* cols,
-                        const At& at) {
+double parse_coordinate(std::string_view field, const char* name, const char* cols, const At& at) {
   const std::string text(field);
   char* end = nullptr;
   errno = 0;
@@ -46,8 +45,7 @@ double parse_coordinate(std::string_view field, const char* name, const char* co
             "' is not a number");
   }
   if (!std::isfinite(value) || errno == ERANGE) {
-    at.fail(std::string(name) + " coordinate (columns " + cols + ") '" + text +
-            "' is not finite");
+    at.fail(std::string(name) + " coordinate (columns " + cols + ") '" + text + "' is not finite");
   }
   return value;
 }
@@ -89,10 +87,10 @@ PdbStructure parse_pdb(const std::string& text, const std::string& name,
   std::istringstream in(text);
   std::string raw;
   int line_number = 0;
-  bool in_model = false;      // inside a MODEL block
-  bool reading = true;        // records of the wanted model (or of a file without MODEL)
-  bool done = false;          // the wanted model has ended
-  bool chain_open = false;    // the last chain may still take residues (no TER since)
+  bool in_model = false;    // inside a MODEL block
+  bool reading = true;      // records of the wanted model (or of a file without MODEL)
+  bool done = false;        // the wanted model has ended
+  bool chain_open = false;  // the last chain may still take residues (no TER since)
   bool saw_model = false;
   while (!done && std::getline(in, raw)) {
     ++line_number;
@@ -166,8 +164,8 @@ PdbStructure parse_pdb(const std::string& text, const std::string& name,
     r.present[atom] = true;
   }
   if (in_model && reading && !done) {
-    throw InvalidArgument(name + ":" + std::to_string(line_number) +
-                          ": MODEL " + std::to_string(s.model) + " has no ENDMDL record");
+    throw InvalidArgument(name + ":" + std::to_string(line_number) + ": MODEL " +
+                          std::to_string(s.model) + " has no ENDMDL record");
   }
   if (options.model != 0 && s.model != options.model) {
     throw InvalidArgument(name + ": no MODEL " + std::to_string(options.model) + " in the file");
@@ -181,14 +179,16 @@ PdbStructure parse_pdb(const std::string& text, const std::string& name,
       }
       std::string missing;
       for (int k = 0; k < kBackboneAtoms; ++k) {
-        if (!r.present[k]) missing += std::string(missing.empty() ? "" : ", ") + kBackboneAtomNames[k];
+        if (!r.present[k])
+          missing += std::string(missing.empty() ? "" : ", ") + kBackboneAtomNames[k];
       }
       s.warnings.push_back(name + ":" + std::to_string(r.line) + ": residue " +
                            residue_label(chain, r) + " lacks backbone atom(s) " + missing);
     }
   }
   if (!any_backbone) {
-    throw InvalidArgument(name + ": no residue with all backbone atoms (N, CA, C, O) in ATOM "
+    throw InvalidArgument(name +
+                          ": no residue with all backbone atoms (N, CA, C, O) in ATOM "
                           "records");
   }
   return s;

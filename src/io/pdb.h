@@ -20,12 +20,12 @@ extern const std::array<const char*, kBackboneAtoms> kBackboneAtomNames;
 
 /// One residue of a chain: its backbone atoms as read (Angstrom, file frame).
 struct PdbResidue {
-  std::string name;           ///< residue name, e.g. "ALA"
-  int seq = 0;                ///< residue sequence number (resSeq)
-  char insertion = ' ';       ///< insertion code (iCode)
-  std::array<Vec3, kBackboneAtoms> atoms{};     ///< N, CA, C, O (Angstrom)
-  std::array<bool, kBackboneAtoms> present{};   ///< which of them the file has
-  int line = 0;               ///< line of the residue's first ATOM record
+  std::string name;                            ///< residue name, e.g. "ALA"
+  int seq = 0;                                 ///< residue sequence number (resSeq)
+  char insertion = ' ';                        ///< insertion code (iCode)
+  std::array<Vec3, kBackboneAtoms> atoms{};    ///< N, CA, C, O (Angstrom)
+  std::array<bool, kBackboneAtoms> present{};  ///< which of them the file has
+  int line = 0;                                ///< line of the residue's first ATOM record
   /// True when all four backbone atoms are present.
   bool complete() const { return present[0] && present[1] && present[2] && present[3]; }
 };
@@ -39,8 +39,8 @@ struct PdbChain {
 
 /// The backbone of one model of a PDB file.
 struct PdbStructure {
-  std::string path;               ///< file it was read from (or the name given to parse_pdb)
-  int model = 0;                  ///< MODEL serial read (0: the file has no MODEL records)
+  std::string path;  ///< file it was read from (or the name given to parse_pdb)
+  int model = 0;     ///< MODEL serial read (0: the file has no MODEL records)
   std::vector<PdbChain> chains;
   /// Remarks on valid input, one line each naming file, line and residue: residues missing
   /// backbone atoms, duplicate atoms ignored.

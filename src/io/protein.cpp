@@ -304,6 +304,30 @@ World make_backbone_world(const BackboneModel& model, const BackboneWorldOptions
   return world;
 }
 
+std::vector<double> downstream_inertia(const BackboneModel& model) {
+  std::vector<double> inertia(model.hinges.size(), 0.0);
+  for (const BackboneSegment& seg : model.segments) {
+    // Suffix sums of m, m c and m c c^T over the bodies after each hinge.
+    double m = 0;
+    Vec3 first = Vec3::Zero();
+    Mat3 second = Mat3::Zero();
+    for (std::size_t k = seg.body_count - 1; k >= 1; --k) {
+      const BodyDef& b = model.bodies[seg.first_body + k];
+      const double mass = b.mass.value_or(0.0);
+      m += mass;
+      first += mass * b.position;
+      second += mass * b.position * b.position.transpose();
+      const BackboneHinge& h = model.hinges[seg.first_hinge + k - 1];
+      // sum m |d|^2 - (a . d)^2 with d = c - p.
+      const Vec3& p = h.anchor;
+      const Mat3 dd =
+          second - p * first.transpose() - first * p.transpose() + m * p * p.transpose();
+      inertia[seg.first_hinge + k - 1] = dd.trace() - h.axis.dot(dd * h.axis);
+    }
+  }
+  return inertia;
+}
+
 double dihedral(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) {
   const Vec3 axis = (c - b).normalized();
   const Vec3 v = (a - b) - (a - b).dot(axis) * axis;

@@ -31,8 +31,8 @@ struct BackboneOptions {
   /// Young's modulus (model Pa = Da / (Angstrom s^2)) of every body: how stiff the affine
   /// bodies are. Atoms are placed with the bodies' rigid poses while the hinges hold the
   /// affine bodies together, so the bonds across hinges (N-CA, CA-C) change by the bodies'
-  /// strain, ~ load / E: a relative 5.7e-7 at 1e13 in the shipped example, 10x more per
-  /// decade less (examples/protein/README.md).
+  /// strain, ~ load / E: relative changes of 1e-8 to 1e-6 at 1e13 in the shipped examples,
+  /// ten times more per decade less (examples/protein/README.md).
   double youngs_modulus = 1e13;
   double poisson_ratio = 0.3;
   /// Radius (Angstrom) of the C-alpha spheres and the peptide-plane capsules.
@@ -137,6 +137,11 @@ struct BackboneWorldOptions {
 /// A World with the model's bodies and hinges (body i = BodyId{i}, hinge i = JointId{i}).
 /// Collisions are off (neighbouring atoms overlap).
 World make_backbone_world(const BackboneModel& model, const BackboneWorldOptions& options);
+
+/// Per hinge: the moment of inertia (model kg m^2 = Da Angstrom^2) about its axis of the bodies
+/// on its child side, in the reference configuration, counting each body as a point mass at
+/// its centre (the bodies' own inertia is small next to the chain's lever arms).
+std::vector<double> downstream_inertia(const BackboneModel& model);
 
 /// Dihedral angle (rad, IUPAC sign) of the points a-b-c-d.
 double dihedral(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d);

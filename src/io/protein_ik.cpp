@@ -1,10 +1,9 @@
 #include "io/protein_ik.h"
 
-#include <cmath>
-#include <string>
-
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
+#include <cmath>
+#include <string>
 
 #include "mabd/error.h"
 
@@ -79,8 +78,8 @@ int solve_segment(const BackboneModel& model, const std::vector<Marker>& markers
       BackboneConfiguration trial = config;
       Pose& root = trial.roots[s];
       const Vec3 dw = dq.head<3>();
-      const Quat dr = dw.norm() > 0 ? Quat(Eigen::AngleAxisd(dw.norm(), dw.normalized()))
-                                    : Quat::Identity();
+      const Quat dr =
+          dw.norm() > 0 ? Quat(Eigen::AngleAxisd(dw.norm(), dw.normalized())) : Quat::Identity();
       root.orientation = (dr * root.orientation).normalized();
       root.position = dr * (root.position - centre) + centre + dq.segment<3>(3);
       for (std::size_t j = 0; j < nh; ++j) trial.angles[seg.first_hinge + j] += dq[6 + j];
@@ -139,6 +138,12 @@ IkResult solve_ik(const BackboneModel& model, const std::vector<Marker>& markers
   for (std::size_t s = 0; s < model.segments.size(); ++s) {
     if (by_segment[s].empty()) continue;
     result.iterations += solve_segment(model, markers, by_segment[s], s, options, result.config);
+  }
+  // A hinge turned by a whole number of turns is the same pose: keep every angle within half a
+  // turn of its start, so that interpolating from the start takes the short way.
+  for (std::size_t j = 0; j < model.hinges.size(); ++j) {
+    double& a = result.config.angles[j];
+    a = start.angles[j] + std::remainder(a - start.angles[j], 2 * M_PI);
   }
   result.rms = marker_rms(model, markers, result.config);
   return result;

@@ -30,8 +30,8 @@ struct IkOptions {
 
 struct IkResult {
   BackboneConfiguration config;
-  double rms = 0;        ///< RMS marker distance (Angstrom) at `config`
-  int iterations = 0;    ///< accepted steps
+  double rms = 0;      ///< RMS marker distance (Angstrom) at `config`
+  int iterations = 0;  ///< accepted steps
 };
 
 /// Solves for a configuration whose markers' C-alpha atoms reach their targets, starting
@@ -39,7 +39,8 @@ struct IkResult {
 /// placement (6 coordinates) and hinge angles, with the analytic Jacobian
 /// d x / d theta_j = w_j x (x - p_j) (w_j, p_j: the hinge's current axis and anchor). Each
 /// step is the minimum-norm one, dq = J^T (J J^T + lambda I)^-1 r, so the angles no marker
-/// constrains stay near `start`. Segments without markers keep `start`. Throws
+/// constrains stay near `start`; every angle ends within half a turn of its start (whole turns
+/// are removed). Segments without markers keep `start`. Throws
 /// InvalidArgument for a marker naming no residue or a non-finite target.
 IkResult solve_ik(const BackboneModel& model, const std::vector<Marker>& markers,
                   const BackboneConfiguration& start, const IkOptions& options = {});

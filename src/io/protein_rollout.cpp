@@ -29,8 +29,8 @@ std::vector<MarkerKeyframe> parse_markers(const std::string& text, const std::st
     const Node time = key.require("time");
     frame.time = time.positive();
     if (!result.empty() && frame.time <= result.back().time) {
-      time.fail("must be later than the previous keyframe's (" +
-                format_number(result.back().time) + ")");
+      time.fail("must be later than the previous keyframe's (" + format_number(result.back().time) +
+                ")");
     }
     const Node markers = key.require("markers");
     markers.expect_array();
@@ -74,6 +74,12 @@ RolloutReport run_rollout(
   if (!(options.dt > 0) || !std::isfinite(options.dt)) {
     throw InvalidArgument("rollout: dt must be positive and finite");
   }
+  if (!(options.drive_period > 0) || !std::isfinite(options.drive_period)) {
+    throw InvalidArgument("rollout: drive_period must be positive and finite");
+  }
+  if (!(options.drive_damping_ratio >= 0) || !std::isfinite(options.drive_damping_ratio)) {
+    throw InvalidArgument("rollout: drive_damping_ratio must be >= 0 and finite");
+  }
   if (options.frame_every < 1) throw InvalidArgument("rollout: frame_every must be >= 1");
   if (options.settle_steps < 0) throw InvalidArgument("rollout: settle_steps must be >= 0");
   for (std::size_t k = 0; k < keyframes.size(); ++k) {
@@ -98,7 +104,8 @@ RolloutReport run_rollout(
   wo.settings.gravity = Vec3::Zero();
   wo.settings.newton_iterations = options.newton_iterations;
   wo.settings.tolerance = options.newton_tolerance;
-  wo.drive = JointDrive{DriveMode::Position, 0.0, options.drive_stiffness, options.drive_damping};
+  // A rigid drive is the placeholder until the gains are set per hinge below.
+  wo.drive = JointDrive{DriveMode::Position, 0.0, 0.0, 0.0};
   for (std::size_t s = 0; s < model.segments.size(); ++s) {
     const BodyDef& root = model.bodies[model.segments[s].first_body];
     std::vector<Keyframe> keys;
@@ -110,12 +117,19 @@ RolloutReport run_rollout(
     wo.root_motion.push_back(keyframe_motion(std::move(keys), false));
   }
   World world = make_backbone_world(model, wo);
+  if (!options.rigid_drives) {
+    const double w = 2 * M_PI / options.drive_period;
+    const std::vector<double> inertia = downstream_inertia(model);
+    for (std::size_t j = 0; j < model.hinges.size(); ++j) {
+      world.set_drive_gains(JointId{static_cast<std::uint32_t>(j)}, inertia[j] * w * w,
+                            2 * options.drive_damping_ratio * inertia[j] * w);
+    }
+  }
 
   const std::vector<double> rest =
       bond_lengths(model, place_atoms(model, body_poses(model, poses.front())));
   const std::int64_t steps =
-      static_cast<std::int64_t>(std::ceil(times.back() / options.dt - 1e-9)) +
-      options.settle_steps;
+      static_cast<std::int64_t>(std::ceil(times.back() / options.dt - 1e-9)) + options.settle_steps;
   std::vector<std::int64_t> keyframe_steps;
   for (std::size_t k = 1; k < times.size(); ++k) {
     keyframe_steps.push_back(std::llround(times[k] / options.dt));
@@ -144,21 +158,31 @@ RolloutReport run_rollout(
     }
   };
   measure(0);
+  // A spring-damper (k, c) following a ramp of slope v lags by c v / k = 2 zeta v / w: the
+  // targets lead the interpolated angles by that much (velocity feed-forward).
+  const double lead = options.rigid_drives
+                          ? 0.0
+                          : 2 * options.drive_damping_ratio * options.drive_period / (2 * M_PI);
   for (std::int64_t step = 1; step <= steps; ++step) {
     // Drive targets: the keyframe angles interpolated at the end of this step.
     const double t = step * options.dt;
     const std::size_t k = std::min<std::size_t>(
         std::upper_bound(times.begin(), times.end(), t) - times.begin(), times.size() - 1);
-    const double w = k == 0 ? 1.0 : std::clamp((t - times[k - 1]) / (times[k] - times[k - 1]), 0.0, 1.0);
+    const bool moving = k > 0 && t < times[k];
+    const double w =
+        k == 0 ? 1.0 : std::clamp((t - times[k - 1]) / (times[k] - times[k - 1]), 0.0, 1.0);
     const BackboneConfiguration& a = poses[k == 0 ? 0 : k - 1];
     const BackboneConfiguration& b = poses[k];
+    const double ahead = moving ? lead / (times[k] - times[k - 1]) : 0.0;
     for (std::size_t j = 0; j < model.hinges.size(); ++j) {
+      const double delta = b.angles[j] - a.angles[j];
       world.set_drive_target(JointId{static_cast<std::uint32_t>(j)},
-                             (1 - w) * a.angles[j] + w * b.angles[j]);
+                             a.angles[j] + w * delta + ahead * delta);
     }
     world.step();
     step_ms += world.last_step().wall_ms;
-    report.max_joint_residual = std::max(report.max_joint_residual, world.last_step().joint_residual);
+    report.max_joint_residual =
+        std::max(report.max_joint_residual, world.last_step().joint_residual);
     measure(step);
   }
   report.steps = steps;

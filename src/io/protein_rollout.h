@@ -32,9 +32,16 @@ std::vector<MarkerKeyframe> parse_markers(const std::string& text, const std::st
 struct RolloutOptions {
   double dt = 0.01;  ///< time step (model s)
   /// Hinge drives towards the keyframe angles, interpolated linearly in time between
-  /// keyframes (model units: Da Angstrom^2 / s^2 per rad, and per rad/s).
-  double drive_stiffness = 1e8;
-  double drive_damping = 1e6;
+  /// keyframes. Hinge j gets the stiffness I_j w^2 and the damping 2 zeta I_j w, where I_j is
+  /// the moment of inertia of the chain on its child side about its axis (downstream_inertia)
+  /// and w = 2 pi / drive_period: alone, every hinge would follow with that period, however
+  /// much chain it turns (the hinges near the root of a long chain turn most of it). The
+  /// targets lead the interpolated angles by 2 zeta / w times their rate, which cancels the
+  /// lag of a spring-damper on a ramp.
+  double drive_period = 0.05;        ///< model s, > 0
+  double drive_damping_ratio = 1.0;  ///< zeta, >= 0
+  /// Rigid drives instead: every hinge angle follows the interpolated targets exactly.
+  bool rigid_drives = false;
   /// Newton iterations per step (cap) and their stopping tolerance (model m): the joints are
   /// exact at convergence, so these bound how far the bonds across hinges drift.
   int newton_iterations = 4;

@@ -1,11 +1,10 @@
 // `mabd protein`: the shipped example end to end, and a rejected markers file.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "io/pdb.h"
 
@@ -34,12 +33,11 @@ class ProteinCommand : public ::testing::Test {
 
 TEST_F(ProteinCommand, WritesAMultiModelPdbAndAGlb) {
   const fs::path pdb = dir_ / "traj.pdb", glb = dir_ / "traj.glb";
-  const auto r = run_captured(kCli + " protein " + quote((kExamples / "pept.pdb").string()) +
-                                  " --markers " +
-                                  quote((kExamples / "pept_markers.json").string()) +
-                                  " --frame-every 10 --out " + quote(pdb.string()) + " --out " +
-                                  quote(glb.string()),
-                              dir_);
+  const auto r = run_captured(
+      kCli + " protein " + quote((kExamples / "pept.pdb").string()) + " --markers " +
+          quote((kExamples / "pept_markers.json").string()) + " --frame-every 10 --out " +
+          quote(pdb.string()) + " --out " + quote(glb.string()),
+      dir_);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("keyframe 2 (t = 3 s, 5 markers)"), std::string::npos) << r.out;
   // 300 steps, a frame every 10: 31 models.
@@ -59,9 +57,9 @@ TEST_F(ProteinCommand, WritesAMultiModelPdbAndAGlb) {
   ASSERT_EQ(first.chains[0].residues.size(), 13u);
   for (std::size_t i = 0; i < 13; ++i) {
     for (int k = 0; k < 4; ++k) {
-      EXPECT_LT((first.chains[0].residues[i].atoms[k] - input.chains[0].residues[i].atoms[k])
-                    .norm(),
-                1e-3);
+      EXPECT_LT(
+          (first.chains[0].residues[i].atoms[k] - input.chains[0].residues[i].atoms[k]).norm(),
+          1e-3);
     }
   }
   const auto& a = input.chains[0].residues;
@@ -80,10 +78,10 @@ TEST_F(ProteinCommand, BadMarkersWriteNothing) {
   const fs::path markers = dir_ / "m.json", out = dir_ / "traj.pdb";
   std::ofstream(markers) << R"({"keyframes": [{"time": 1, "markers": [{"chain": "X",
       "residue": 1, "position": [0, 0, 0]}]}]})";
-  const auto r = run_captured(kCli + " protein " + quote((kExamples / "pept.pdb").string()) +
-                                  " --markers " + quote(markers.string()) + " --out " +
-                                  quote(out.string()),
-                              dir_);
+  const auto r =
+      run_captured(kCli + " protein " + quote((kExamples / "pept.pdb").string()) + " --markers " +
+                       quote(markers.string()) + " --out " + quote(out.string()),
+                   dir_);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find(markers.string() + ": keyframes[0].markers[0].residue: no modelled "
                                           "residue 1 in chain 'X'"),

@@ -125,14 +125,17 @@ TEST(Pdb, BadFilesNameFileLineAndProblem) {
   EXPECT_EQ(error_of([] { read_pdb(kBad + "bad_coordinate.pdb"); }),
             kBad + "bad_coordinate.pdb:3: z coordinate (columns 47-54) '0.0x0' is not a number");
   EXPECT_EQ(error_of([] { read_pdb(kBad + "short_record.pdb"); }),
-            kBad + "short_record.pdb:3: ATOM record is 46 characters long; coordinates need "
-                   "columns 31-54");
+            kBad +
+                "short_record.pdb:3: ATOM record is 46 characters long; coordinates need "
+                "columns 31-54");
   EXPECT_EQ(error_of([] { read_pdb(kBad + "bad_residue_number.pdb"); }),
-            kBad + "bad_residue_number.pdb:1: residue number (columns 23-26) 'x' is not an "
-                   "integer");
+            kBad +
+                "bad_residue_number.pdb:1: residue number (columns 23-26) 'x' is not an "
+                "integer");
   EXPECT_EQ(error_of([] { read_pdb(kBad + "no_atoms.pdb"); }),
-            kBad + "no_atoms.pdb: no residue with all backbone atoms (N, CA, C, O) in ATOM "
-                   "records");
+            kBad +
+                "no_atoms.pdb: no residue with all backbone atoms (N, CA, C, O) in ATOM "
+                "records");
   EXPECT_EQ(error_of([] { read_pdb(kBad + "missing.pdb"); }), kBad + "missing.pdb: cannot open");
 }
 

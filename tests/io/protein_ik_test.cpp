@@ -61,8 +61,8 @@ TEST(ProteinIk, FitsBothChainsOf1hpv) {
   const BackboneConfiguration start = reference_configuration(m);
   const double before = marker_rms(m, markers, start);
   const IkResult r = solve_ik(m, markers, start);
-  std::printf("1hpv: %zu markers, RMS %.3g -> %.3g Angstrom in %d steps\n", markers.size(),
-              before, r.rms, r.iterations);
+  std::printf("1hpv: %zu markers, RMS %.3g -> %.3g Angstrom in %d steps\n", markers.size(), before,
+              r.rms, r.iterations);
   EXPECT_GT(before, 1.0);
   EXPECT_LT(r.rms, 0.1);
   // The bonds keep their lengths: only the hinges moved.

@@ -68,7 +68,7 @@ TEST(ProteinRollout, TracksTheKeyframesAndKeepsTheBonds) {
   for (const IkResult& ik : r.keyframes) EXPECT_LT(ik.rms, 0.1);
   // The drives lag behind the interpolated targets, but the keyframe poses are reached
   // closely (a wrong drive sign or target would leave several Angstrom).
-  for (double rms : r.rollout_rms) EXPECT_LT(rms, 0.2);
+  for (double rms : r.rollout_rms) EXPECT_LT(rms, 0.05);
   EXPECT_LT(r.max_bond_deviation, 1e-6);
   EXPECT_LT(r.max_joint_residual, 1e-8);
 }

@@ -109,6 +109,23 @@ TEST(Protein, ResiduesWithMissingAtomsSplitTheChain) {
   EXPECT_THROW(m.find_residue('E', 6), mabd::InvalidArgument);
 }
 
+TEST(Protein, DownstreamInertiaSumsTheChildSide) {
+  const BackboneModel m = build_backbone(read_pdb(kExamples + "1hpv.pdb"));
+  const std::vector<double> inertia = downstream_inertia(m);
+  ASSERT_EQ(inertia.size(), m.hinges.size());
+  for (const BackboneSegment& seg : m.segments) {
+    for (std::size_t j = seg.first_hinge; j < seg.first_hinge + seg.body_count - 1; ++j) {
+      const BackboneHinge& h = m.hinges[j];
+      double sum = 0;
+      for (std::size_t b = h.child; b < seg.first_body + seg.body_count; ++b) {
+        const Vec3 d = m.bodies[b].position - h.anchor;
+        sum += *m.bodies[b].mass * (d - d.dot(h.axis) * h.axis).squaredNorm();
+      }
+      EXPECT_NEAR(inertia[j], sum, 1e-9 * sum) << j;
+    }
+  }
+}
+
 TEST(Protein, IdealBackboneHasTheRequestedGeometry) {
   const double deg = M_PI / 180;
   std::vector<PhiPsi> d;
