@@ -131,7 +131,7 @@ void add_protein_command(CLI::App& app, std::function<int()>& action) {
   sub->add_flag("--rigid-drives", o->rollout.rigid_drives,
                 "Hinge angles follow the interpolated keyframe angles exactly");
   sub->add_option("--youngs-modulus", o->backbone.youngs_modulus,
-                  "Young's modulus of the bodies (model Pa = Da/(A s^2), default 1e13)");
+                  "Young's modulus of the bodies (model Pa = Da/(A s^2), default 1e14)");
   sub->add_option("--newton", o->rollout.newton_iterations,
                   "Newton iterations per step (default 4)");
   sub->callback([&action, o] { action = [o] { return protein_command(*o); }; });

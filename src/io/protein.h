@@ -31,9 +31,9 @@ struct BackboneOptions {
   /// Young's modulus (model Pa = Da / (Angstrom s^2)) of every body: how stiff the affine
   /// bodies are. Atoms are placed with the bodies' rigid poses while the hinges hold the
   /// affine bodies together, so the bonds across hinges (N-CA, CA-C) change by the bodies'
-  /// strain, ~ load / E: relative changes of 1e-8 to 1e-6 at 1e13 in the shipped examples,
-  /// ten times more per decade less (examples/protein/README.md).
-  double youngs_modulus = 1e13;
+  /// strain, ~ load / E: relative changes of 3e-8 (pept) and 4e-7 (1hpv) at 1e14 in the shipped
+  /// examples, ten times more per decade less (examples/protein/README.md).
+  double youngs_modulus = 1e14;
   double poisson_ratio = 0.3;
   /// Radius (Angstrom) of the C-alpha spheres and the peptide-plane capsules.
   double radius = 0.7;
