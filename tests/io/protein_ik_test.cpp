@@ -41,32 +41,32 @@ std::vector<Marker> markers_at(const BackboneModel& m, const BackboneConfigurati
   return markers;
 }
 
+/// Solves `markers` on `m` from the reference and checks the fit: the markers start more than
+/// 1 Angstrom away and end within 0.1 Angstrom RMS.
+IkResult fit(const BackboneModel& m, const std::vector<Marker>& markers, const char* label) {
+  const BackboneConfiguration start = reference_configuration(m);
+  const double before = marker_rms(m, markers, start);
+  const IkResult r = solve_ik(m, markers, start);
+  std::printf("%s: %zu markers, RMS %.3g -> %.3g Angstrom in %d steps\n", label, markers.size(),
+              before, r.rms, r.iterations);
+  EXPECT_GT(before, 1.0);
+  EXPECT_LT(r.rms, 0.1);
+  EXPECT_NEAR(r.rms, marker_rms(m, markers, r.config), 1e-12);
+  return r;
+}
+
 TEST(ProteinIk, FitsSparseMarkersOnThePeptide) {
   const BackboneModel m = build_backbone(read_pdb(kExamples + "pept.pdb"));
   const std::vector<Marker> markers = markers_at(m, perturbed(m, 0.5), 3);
   ASSERT_EQ(markers.size(), 5u);
-  const BackboneConfiguration start = reference_configuration(m);
-  const double before = marker_rms(m, markers, start);
-  const IkResult r = solve_ik(m, markers, start);
-  std::printf("pept: %zu markers, RMS %.3g -> %.3g Angstrom in %d steps\n", markers.size(), before,
-              r.rms, r.iterations);
-  EXPECT_GT(before, 1.0);
-  EXPECT_LT(r.rms, 0.1);
-  EXPECT_NEAR(r.rms, marker_rms(m, markers, r.config), 1e-12);
+  fit(m, markers, "pept");
 }
 
 TEST(ProteinIk, FitsBothChainsOf1hpv) {
   const BackboneModel m = build_backbone(read_pdb(kExamples + "1hpv.pdb"));
-  const std::vector<Marker> markers = markers_at(m, perturbed(m, 0.2), 7);
-  const BackboneConfiguration start = reference_configuration(m);
-  const double before = marker_rms(m, markers, start);
-  const IkResult r = solve_ik(m, markers, start);
-  std::printf("1hpv: %zu markers, RMS %.3g -> %.3g Angstrom in %d steps\n", markers.size(), before,
-              r.rms, r.iterations);
-  EXPECT_GT(before, 1.0);
-  EXPECT_LT(r.rms, 0.1);
+  const IkResult r = fit(m, markers_at(m, perturbed(m, 0.2), 7), "1hpv");
   // The bonds keep their lengths: only the hinges moved.
-  const auto a = bond_lengths(m, place_atoms(m, body_poses(m, start)));
+  const auto a = bond_lengths(m, place_atoms(m, body_poses(m, reference_configuration(m))));
   const auto b = bond_lengths(m, place_atoms(m, body_poses(m, r.config)));
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-9);
 }
