@@ -119,12 +119,12 @@ void add_protein_command(CLI::App& app, std::function<int()>& action) {
   sub->add_option("--out", o->out,
                   "Write the trajectory: .pdb (MODEL per frame) or .glb (animation); repeatable");
   sub->add_option("--model", o->model, "MODEL of the PDB file to read (default: the first)");
-  sub->add_option("--dt", o->rollout.dt, "Time step (model s, default 0.01)");
+  sub->add_option("--dt", o->rollout.dt, "Time step (model s, default 0.005)");
   sub->add_option("--settle", o->rollout.settle_steps, "Steps after the last keyframe (default 0)");
   sub->add_option("--frame-every", o->rollout.frame_every,
                   "One output frame every K steps (default 1)");
   sub->add_option("--drive-period", o->rollout.drive_period,
-                  "Response period of the hinge drives (model s, default 0.05); each hinge's "
+                  "Response period of the hinge drives (model s, default 0.01); each hinge's "
                   "stiffness follows the inertia of the chain it turns");
   sub->add_option("--damping-ratio", o->rollout.drive_damping_ratio,
                   "Damping ratio of the hinge drives (default 1)");

@@ -30,7 +30,7 @@ std::vector<MarkerKeyframe> parse_markers(const std::string& text, const std::st
                                           const BackboneModel& model);
 
 struct RolloutOptions {
-  double dt = 0.01;  ///< time step (model s)
+  double dt = 0.005;  ///< time step (model s)
   /// Hinge drives towards the keyframe angles, interpolated linearly in time between
   /// keyframes. Hinge j gets the stiffness I_j w^2 and the damping 2 zeta I_j w, where I_j is
   /// the moment of inertia of the chain on its child side about its axis (downstream_inertia)
@@ -38,7 +38,7 @@ struct RolloutOptions {
   /// much chain it turns (the hinges near the root of a long chain turn most of it). The
   /// targets lead the interpolated angles by 2 zeta / w times their rate, which cancels the
   /// lag of a spring-damper on a ramp.
-  double drive_period = 0.05;        ///< model s, > 0
+  double drive_period = 0.01;        ///< model s, > 0
   double drive_damping_ratio = 1.0;  ///< zeta, >= 0
   /// Rigid drives instead: every hinge angle follows the interpolated targets exactly.
   bool rigid_drives = false;

@@ -35,12 +35,12 @@ TEST_F(ProteinCommand, WritesAMultiModelPdbAndAGlb) {
   const fs::path pdb = dir_ / "traj.pdb", glb = dir_ / "traj.glb";
   const auto r = run_captured(
       kCli + " protein " + quote((kExamples / "pept.pdb").string()) + " --markers " +
-          quote((kExamples / "pept_markers.json").string()) + " --frame-every 10 --out " +
+          quote((kExamples / "pept_markers.json").string()) + " --frame-every 20 --out " +
           quote(pdb.string()) + " --out " + quote(glb.string()),
       dir_);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("keyframe 2 (t = 3 s, 5 markers)"), std::string::npos) << r.out;
-  // 300 steps, a frame every 10: 31 models.
+  // 600 steps of 0.005 s, a frame every 20: 31 models.
   const std::string text = read_text(pdb);
   std::size_t models = 0;
   for (std::size_t at = text.find("MODEL "); at != std::string::npos;
