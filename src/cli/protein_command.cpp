@@ -69,7 +69,7 @@ int protein_command(const ProteinOptions& o) {
   if (o.model < 0) throw UsageError("--model: must be >= 0 (0 = the first model)");
 
   // Every input is read and checked before anything is written.
-  const io::PdbStructure structure = io::read_pdb(o.pdb, io::PdbReadOptions{o.model});
+  const io::PdbStructure structure = io::read_structure(o.pdb, io::PdbReadOptions{o.model});
   const io::BackboneModel model = io::build_backbone(structure, o.backbone);
   for (const std::string& w : model.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   const std::vector<io::MarkerKeyframe> keys = io::read_markers(o.markers, model);
@@ -114,11 +114,14 @@ void add_protein_command(CLI::App& app, std::function<int()>& action) {
   auto o = std::make_shared<ProteinOptions>();
   CLI::App* sub = app.add_subcommand(
       "protein", "Pose a PDB backbone at C-alpha marker keyframes (IK) and simulate between them");
-  sub->add_option("pdb", o->pdb, "Protein structure (PDB file; backbone N, CA, C, O)")->required();
+  sub->add_option("pdb", o->pdb,
+                  "Protein structure: PDB, or mmCIF (.cif, .mmcif); backbone N, CA, C, O")
+      ->required();
   sub->add_option("--markers", o->markers, "Keyframes of C-alpha targets (JSON)")->required();
   sub->add_option("--out", o->out,
                   "Write the trajectory: .pdb (MODEL per frame) or .glb (animation); repeatable");
-  sub->add_option("--model", o->model, "MODEL of the PDB file to read (default: the first)");
+  sub->add_option("--model", o->model,
+                  "Model to read (PDB MODEL serial, mmCIF pdbx_PDB_model_num; default: the first)");
   sub->add_option("--dt", o->rollout.dt, "Time step (model s, default 0.005)");
   sub->add_option("--settle", o->rollout.settle_steps, "Steps after the last keyframe (default 0)");
   sub->add_option("--frame-every", o->rollout.frame_every,

@@ -63,6 +63,19 @@ PdbStructure read_pdb(const std::string& path, const PdbReadOptions& options = {
 PdbStructure parse_pdb(const std::string& text, const std::string& name,
                        const PdbReadOptions& options = {});
 
+/// Reads the backbone atoms of an mmCIF file's `_atom_site` loop (PDBx/mmCIF as the PDB
+/// distributes it): group_PDB ATOM rows (HETATM ignored), author chain, residue numbers, names
+/// and atom names where given (else the label ones), insertion codes, the first alternate
+/// location, the first model (pdbx_PDB_model_num) unless `options.model` names one. Chain
+/// identifiers must be one character (they are written back to PDB files). Throws
+/// InvalidArgument "FILE:LINE: what is wrong" as read_pdb does (a missing column, a value that
+/// is not a number, a row cut short, a multi-character chain identifier).
+PdbStructure parse_mmcif(const std::string& text, const std::string& name,
+                         const PdbReadOptions& options = {});
+
+/// read_pdb, or the mmCIF reader for a file name ending in .cif or .mmcif (any case).
+PdbStructure read_structure(const std::string& path, const PdbReadOptions& options = {});
+
 /// Backbone atom positions of one frame: per chain, per residue, N CA C O (Angstrom).
 using BackboneFrame = std::vector<std::vector<std::array<Vec3, kBackboneAtoms>>>;
 

@@ -158,4 +158,95 @@ TEST(Pdb, WrittenModelReadsBackTheSameAtoms) {
   }
 }
 
+/// The backbone atoms of `s` as an mmCIF _atom_site loop (model `model`), written the way the
+/// PDB writes them: label and author columns, '.' and '?' for empty values.
+std::string mmcif_rows(const PdbStructure& s, int model, double shift) {
+  std::string rows;
+  char buffer[200];
+  int serial = 0;
+  for (const auto& c : s.chains) {
+    for (const auto& r : c.residues) {
+      for (int k = 0; k < 4; ++k) {
+        const mabd::Vec3 x = r.atoms[k] + mabd::Vec3(shift, 0, 0);
+        std::snprintf(buffer, sizeof buffer,
+                      "ATOM %d %s %s . %s %c 1 %d ? %.3f %.3f %.3f 1.00 0.00 %d %s %c %s %d\n",
+                      ++serial,
+                      k == 3   ? "O"
+                      : k == 0 ? "N"
+                               : "C",
+                      mabd::io::kBackboneAtomNames[k], r.name.c_str(), c.id, r.seq, x.x(), x.y(),
+                      x.z(), r.seq, r.name.c_str(), c.id, mabd::io::kBackboneAtomNames[k], model);
+        rows += buffer;
+      }
+    }
+  }
+  return rows;
+}
+
+const char* kCifHeader =
+    "data_TEST\n#\nloop_\n_atom_type.symbol\nC\nN\n#\nloop_\n"
+    "_atom_site.group_PDB\n_atom_site.id\n_atom_site.type_symbol\n_atom_site.label_atom_id\n"
+    "_atom_site.label_alt_id\n_atom_site.label_comp_id\n_atom_site.label_asym_id\n"
+    "_atom_site.label_entity_id\n_atom_site.label_seq_id\n_atom_site.pdbx_PDB_ins_code\n"
+    "_atom_site.Cartn_x\n_atom_site.Cartn_y\n_atom_site.Cartn_z\n_atom_site.occupancy\n"
+    "_atom_site.B_iso_or_equiv\n_atom_site.auth_seq_id\n_atom_site.auth_comp_id\n"
+    "_atom_site.auth_asym_id\n_atom_site.auth_atom_id\n_atom_site.pdbx_PDB_model_num\n";
+
+TEST(Mmcif, ReadsTheSameBackboneAsThePdbFile) {
+  const PdbStructure pdb = read_pdb(kExamples + "1hpv.pdb");
+  // An alternate CA (quoted values) after the first residue's atoms, a ligand, a second model.
+  std::string rows = mmcif_rows(pdb, 1, 0);
+  std::size_t fifth = 0;
+  for (int i = 0; i < 4; ++i) fifth = rows.find('\n', fifth) + 1;
+  rows.insert(fifth, "ATOM 9998 C CA B 'PRO' A 1 1 ? 9.0 9.0 9.0 0.50 0.00 1 PRO A \"CA\" 1\n");
+  const std::string text = std::string(kCifHeader) + rows +
+                           "HETATM 9999 C C1 . LIG C 2 . ? 1.0 2.0 3.0 1.00 0.00 200 LIG C C1 1\n" +
+                           mmcif_rows(pdb, 2, 10.0) + "#\nloop_\n_other.item\nvalue\n";
+  const PdbStructure cif = mabd::io::parse_mmcif(text, "t.cif");
+  EXPECT_EQ(cif.model, 1);
+  ASSERT_EQ(cif.chains.size(), 2u);
+  for (std::size_t c = 0; c < 2; ++c) {
+    EXPECT_EQ(cif.chains[c].id, pdb.chains[c].id);
+    ASSERT_EQ(cif.chains[c].residues.size(), 99u);
+    for (std::size_t i = 0; i < 99; ++i) {
+      const auto& a = pdb.chains[c].residues[i];
+      const auto& b = cif.chains[c].residues[i];
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.seq, b.seq);
+      EXPECT_TRUE(b.complete());
+      for (int k = 0; k < 4; ++k) EXPECT_EQ(a.atoms[k], b.atoms[k]) << c << " " << i << " " << k;
+    }
+  }
+  EXPECT_TRUE(cif.warnings.empty());
+  // Model 2 is model 1 moved 10 Angstrom along x.
+  const PdbStructure two = mabd::io::parse_mmcif(text, "t.cif", {2});
+  EXPECT_EQ(two.model, 2);
+  EXPECT_NEAR(two.chains[1].residues[5].atoms[kAtomCA].x(),
+              pdb.chains[1].residues[5].atoms[kAtomCA].x() + 10, 1e-9);
+}
+
+TEST(Mmcif, BadFilesNameFileLineAndProblem) {
+  const PdbStructure pdb = read_pdb(kExamples + "pept.pdb");
+  const std::string rows = mmcif_rows(pdb, 1, 0);
+  const std::string header(kCifHeader);
+  // Line 29 is the first row (28 header lines).
+  std::string bad_x = rows;
+  bad_x.replace(bad_x.find("4.868"), 5, "4.8x8");
+  EXPECT_EQ(error_of([&] { mabd::io::parse_mmcif(header + bad_x, "t.cif"); }),
+            "t.cif:29: x coordinate (columns Cartn_x) '4.8x8' is not a number");
+  const std::string cut = rows.substr(0, rows.find("\n") - 10) + "\n";
+  EXPECT_EQ(error_of([&] { mabd::io::parse_mmcif(header + cut, "t.cif"); }),
+            "t.cif:29: _atom_site row has 16 values, the loop has 20 columns");
+  std::string long_chain = rows;
+  long_chain.replace(long_chain.find(" ASP E N "), 9, " ASP EE N ");
+  EXPECT_EQ(error_of([&] { mabd::io::parse_mmcif(header + long_chain, "t.cif"); }),
+            "t.cif:29: chain identifier 'EE' is not one character (not supported)");
+  std::string no_z = header;
+  no_z.replace(no_z.find("_atom_site.Cartn_z"), 18, "_atom_site.Cartn_w");
+  EXPECT_EQ(error_of([&] { mabd::io::parse_mmcif(no_z + rows, "t.cif"); }),
+            "t.cif:29: the _atom_site loop has no Cartn_z column");
+  EXPECT_EQ(error_of([] { mabd::io::parse_mmcif("data_X\n", "t.cif"); }),
+            "t.cif: no _atom_site loop");
+}
+
 }  // namespace
