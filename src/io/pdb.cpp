@@ -153,16 +153,23 @@ void finish(PdbStructure& s, const PdbReadOptions& options, const char* model_wo
   }
 }
 
+/// An empty structure read from `name`; throws for a negative model number.
+PdbStructure start_structure(const std::string& name, const PdbReadOptions& options,
+                             const char* numbers) {
+  if (options.model < 0) {
+    throw InvalidArgument(name + ": model " + std::to_string(options.model) + " is invalid (" +
+                          numbers + " are >= 1; 0 = the first model)");
+  }
+  PdbStructure s;
+  s.path = name;
+  return s;
+}
+
 }  // namespace
 
 PdbStructure parse_pdb(const std::string& text, const std::string& name,
                        const PdbReadOptions& options) {
-  if (options.model < 0) {
-    throw InvalidArgument(name + ": model " + std::to_string(options.model) +
-                          " is invalid (MODEL serials are >= 1; 0 = the first model)");
-  }
-  PdbStructure s;
-  s.path = name;
+  PdbStructure s = start_structure(name, options, "MODEL serials");
   std::istringstream in(text);
   std::string raw;
   int line_number = 0;
@@ -274,12 +281,7 @@ bool cif_null(const std::string& v) { return v == "?" || v == "."; }
 
 PdbStructure parse_mmcif(const std::string& text, const std::string& name,
                          const PdbReadOptions& options) {
-  if (options.model < 0) {
-    throw InvalidArgument(name + ": model " + std::to_string(options.model) +
-                          " is invalid (model numbers are >= 1; 0 = the first model)");
-  }
-  PdbStructure s;
-  s.path = name;
+  PdbStructure s = start_structure(name, options, "model numbers");
   std::istringstream in(text);
   std::string raw;
   int line_number = 0;
