@@ -1,5 +1,5 @@
-// `mabd`: command-line front end (run, bench, info, plot, view). Exit codes: 0 success, 1 output or
-// internal failure, 2 bad usage or invalid scene, 3 simulation diverged, 130 interrupted
+// `mabd`: command-line front end (run, bench, info, plot, view, protein). Exit codes: 0 success,
+// 1 output or internal failure, 2 bad usage or invalid scene, 3 simulation diverged, 130 interrupted
 // (SIGINT), 143 terminated (SIGTERM).
 #include <algorithm>
 #include <cstdio>
@@ -18,6 +18,11 @@
 
 #include "cli/commands.h"
 #include "mabd/error.h"
+
+namespace mabd::cli {
+/// Registers `mabd protein` (protein_command.cpp).
+void add_protein_command(CLI::App& app, std::function<int()>& action);
+}  // namespace mabd::cli
 
 namespace {
 
@@ -167,6 +172,8 @@ int run_main(int argc, char** argv) {
       ->needs(view_serve_option);
   view_app->callback([&] { action = [&] { return view_command(view); }; });
 
+  add_protein_command(app, action);
+
   if (argc <= 1) {
     std::cerr << app.help();
     return kExitUsage;
@@ -176,8 +183,9 @@ int run_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     if (app.get_subcommands().empty() && argv[1][0] != '-') {
-      return fail(kExitUsage, std::string("unknown command '") + argv[1] +
-                                  "' (expected run, bench, info, plot or view; see 'mabd --help')");
+      return fail(kExitUsage,
+                  std::string("unknown command '") + argv[1] +
+                      "' (expected run, bench, info, plot, view or protein; see 'mabd --help')");
     }
     std::string message = e.what();
     const std::string help = app.get_subcommands().empty()
