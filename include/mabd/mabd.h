@@ -6,6 +6,7 @@
 #include "mabd/error.h"
 #include "mabd/ids.h"
 #include "mabd/math.h"
+#include "mabd/robotics.h"
 #include "mabd/scene.h"
 #include "mabd/settings.h"
 #include "mabd/shape.h"

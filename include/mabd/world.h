@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mabd/body.h"
@@ -38,6 +39,12 @@ struct StepStats {
   /// Wall-clock time (ms) of the step's phases: collision detection, the Newton iterations'
   /// body operators (rotations, right-hand sides, contact updates) and dual solves.
   double detect_ms = 0, body_ms = 0, dual_ms = 0;
+};
+
+/// A joint's anchor and axis at the current configuration (World::joint_frame), world frame.
+struct JointFrame {
+  Vec3 anchor = Vec3::Zero();  ///< m
+  Vec3 axis = Vec3::Zero();    ///< unit, or zero when the joint has no axis
 };
 
 /// One contact point between a dynamic body and a collider after a step (world frame, SI).
@@ -184,6 +191,15 @@ class World {
   double joint_velocity(JointId id) const;
   /// Coordinates and rates of any joint type (see JointCoordinates for units and frames).
   JointCoordinates joint_coordinates(JointId id) const;
+  /// Where the joint is now, world frame: its anchor on the second body (the first if the
+  /// second is the world) (m), and its axis carried by the first body (unit; the world axis
+  /// if the first body is the world; zero for ball and fixed joints without an axis). With
+  /// the bodies' joint state, what inverse kinematics needs (include/mabd/robotics.h).
+  JointFrame joint_frame(JointId id) const;
+  /// The two bodies of the joint (an invalid id for the world).
+  std::pair<BodyId, BodyId> joint_bodies(JointId id) const;
+  /// The joint's type.
+  JointType joint_type(JointId id) const;
 
   // Contact.
   /// Contacts of the last step (active points: pushing, or holding by friction).

@@ -266,3 +266,33 @@ JointCoordinates World::joint_coordinates(JointId id) const {
 }
 
 }  // namespace mabd
+
+namespace mabd {
+
+JointFrame World::joint_frame(JointId id) const {
+  const Impl& w = *impl_;
+  w.check_joint(id);
+  const auto& j = w.joints[id.index];
+  JointFrame f;
+  f.anchor = j.b >= 0 ? detail::point(w.q[j.b], j.pb) : detail::point(w.joint_q(j.a), j.pa);
+  if (j.ax && (j.type == JointType::Hinge || j.type == JointType::Prismatic)) {
+    const Vec3 axis = detail::affine_A(w.joint_q(j.a)) * j.ax->na;
+    f.axis = axis.normalized();
+  }
+  return f;
+}
+
+std::pair<BodyId, BodyId> World::joint_bodies(JointId id) const {
+  const Impl& w = *impl_;
+  w.check_joint(id);
+  const auto& j = w.joints[id.index];
+  auto body = [](int i) { return i >= 0 ? BodyId{static_cast<std::uint32_t>(i)} : BodyId{}; };
+  return {body(j.a), body(j.b)};
+}
+
+JointType World::joint_type(JointId id) const {
+  impl_->check_joint(id);
+  return impl_->joints[id.index].type;
+}
+
+}  // namespace mabd
