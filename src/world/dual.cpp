@@ -6,6 +6,7 @@
 // held at the limit (an active-set loop of a few passes). With limits active, generalized-
 // alpha also needs the step without them (limit_smooth): one more solve with those rows
 // released, once per active set and step.
+#include <chrono>
 #include <cmath>
 
 #include "body/affine.h"
@@ -56,7 +57,10 @@ void World::Impl::dual_solve() {
     return;
   }
   // Rows of every source at the current iterate (phase 4), with G y + C.
+  auto t_rows = std::chrono::steady_clock::now();
   build_rows();
+  stats.rows_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                             t_rows).count();
   auto& rs = row_set;
   const auto& rows = rs.rows;
   const bool inequalities = rs.inequalities;  // any limit or bounded row: the active-set loop
