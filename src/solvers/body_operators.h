@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "body/body_hessian.h"
 #include "mabd/math.h"
@@ -16,9 +17,10 @@ class BodyOperators {
   virtual ~BodyOperators() = default;
 
   /// Number of bodies (indices 0 .. body_count() - 1; -1 stands for the world).
-  virtual std::size_t body_count() const = 0;
-  /// True if `body` (-1: the world) moves in the step (a dynamic body).
-  virtual bool dynamic(int body) const = 0;
+  std::size_t body_count() const { return count_; }
+  /// True if `body` (-1: the world) moves in the step (a dynamic body). Not virtual: the
+  /// solvers ask it per row.
+  bool dynamic(int body) const { return body >= 0 && dynamic_[body]; }
   /// H_i^{-1} v of dynamic body i at the current iterate, every correction included.
   virtual Vec12 solve_body(std::size_t i, const Vec12& v) const = 0;
 
@@ -43,6 +45,18 @@ class BodyOperators {
                                           const Vec12* const* g, double* a) const = 0;
   /// Starts loading body i's operator data into the cache (passes out of body order).
   virtual void prefetch(std::size_t /*i*/) const {}
+
+ protected:
+  /// Sets the bodies: flags[i] is 1 for a dynamic body. The implementation calls it before
+  /// handing itself to a solver, and keeps `flags` alive and unchanged while solvers use it.
+  void set_dynamic_flags(const std::vector<char>& flags) {
+    dynamic_ = flags.data();
+    count_ = flags.size();
+  }
+
+ private:
+  const char* dynamic_ = nullptr;
+  std::size_t count_ = 0;
 };
 
 }  // namespace mabd::detail

@@ -453,7 +453,10 @@ void World::Impl::subtract_clique_correction(std::size_t b, int n, const Vec12* 
     // Geometric term (body frame): - (Z0^T v_i) . C_b (Z0^T v_l).
     const Mat3& C = geo_C[geo[b]];
     const auto& Z0 = factors[bodies[b].factor].Z0;
-    std::vector<Vec3> sb(n), csb(n);
+    auto& sb = clique_s;
+    auto& csb = clique_cs;
+    sb.resize(n);
+    csb.resize(n);
     for (int i = 0; i < n; ++i) {
       Vec3 t = Vec3::Zero();
       for (int k2 = 0; k2 < 3; ++k2) {

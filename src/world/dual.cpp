@@ -6,6 +6,9 @@
 // held at the limit (an active-set loop of a few passes). With limits active, generalized-
 // alpha also needs the step without them (limit_smooth): one more solve with those rows
 // released, once per active set and step.
+// The rows come from the row sources (row_source.h) into one RowSet; the loop reads each
+// row's kind and bodies there, and the chosen DualSolver (src/solvers, solver_choice.cpp)
+// solves each pass, with the sparse Cholesky as its fallback.
 #include <chrono>
 #include <cmath>
 

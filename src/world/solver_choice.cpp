@@ -10,34 +10,30 @@ void World::Impl::update_topology() {
   update_joint_lists();
   topology.movable.resize(bodies.size());
   for (std::size_t i = 0; i < bodies.size(); ++i) topology.movable[i] = bodies[i].dynamic();
+  set_dynamic_flags(topology.movable);
   topology.items.clear();
   for_each_row_source([&](const detail::RowSource& source) {
     for (std::size_t k = 0; k < source.items(); ++k) topology.items.push_back(source.item_bodies(k));
   });
   all_chains = chain_dual.prepare(topology);
   tree_prepared = false;
-  // Chains of point links: the closed form (ball_chain_dual.h).
+  // Chains whose items are all point links: the closed form (ball_chain_dual.h).
   ball_chain_dual.clear();
-  std::vector<detail::PointLink> links;
-  if (ball_chains_apply()) {
-    bool all_points = true;
-    std::size_t first = 0;
-    for_each_row_source([&](const detail::RowSource& source) {
-      std::vector<detail::PointLink> some;
-      all_points = all_points && source.point_links(some);
-      links.insert(links.end(), some.begin(), some.end());
-      first += source.items();
-    });
-    if (all_points && links.size() == first) {
-      ball_chain_dual.prepare(chain_dual.chains(), links, *this);
-    }
-  }
+  if (!ball_chains_apply()) return;
+  std::vector<detail::PointLink> links, some;
+  bool all_points = true;
+  for_each_row_source([&](const detail::RowSource& source) {
+    all_points = all_points && source.point_links(some);
+    links.insert(links.end(), some.begin(), some.end());
+  });
+  if (all_points) ball_chain_dual.prepare(chain_dual.chains(), links, *this);
 }
 
 bool World::Impl::ball_chains_apply() const { return all_chains && geo_body_frame(); }
 
 detail::DualSolver& World::Impl::dual_method() {
-  if (topology_dirty) update_topology();
+  if (topology_dirty || topology.movable.size() != bodies.size()) update_topology();
+  set_dynamic_flags(topology.movable);  // (a clone's flags point at the original until here)
   // The tree plan is built only when it can be used (it costs memory on large chains).
   auto tree_method = [&]() -> detail::DualSolver& {
     if (!tree_prepared) tree_prepared = tree_dual.prepare(topology);

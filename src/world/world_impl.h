@@ -263,6 +263,7 @@ struct World::Impl final : detail::BodyOperators {
   /// The geometric term and contact rows of body i subtracted from a body-frame clique.
   void subtract_clique_correction(std::size_t i, int n, const Vec12* vb, const Vec12* const* g,
                                   double* a) const override;
+  mutable std::vector<Vec3> clique_s, clique_cs;  ///< its scratch: Z0^T v and C_b Z0^T v
 
   /// Bodies held by an active limit row at the end of the last dual solve.
   std::vector<char> impact;
@@ -284,9 +285,7 @@ struct World::Impl final : detail::BodyOperators {
   void check_id(BodyId id) const;
   void check_joint(JointId id) const;
   Vec12 solve_body(std::size_t i, const Vec12& v) const override;  ///< H_i^{-1} v
-  // The rest of BodyOperators (step.cpp).
-  std::size_t body_count() const override { return bodies.size(); }
-  bool dynamic(int body) const override { return body >= 0 && bodies[body].dynamic(); }
+  // The rest of BodyOperators (its dynamic flags: topology.movable, set by dual_method).
   bool body_frame() const override { return geo_body_frame(); }
   const Mat3& rotation(std::size_t i) const override { return rot[i]; }
   const detail::BodyHessian& factor(std::size_t i) const override {
