@@ -112,26 +112,23 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     const PointLink& jm = points_[j.item];  // anchors and compliance
     Mat3 D = jm.compliance * Mat3::Identity();
     Vec3 rhs = point(q_of(j.a), jm.pa) - point(q_of(j.b), jm.pb);
-    if (ops.dynamic(j.a)) {
-      const Mat3& R = ops.rotation(j.a);
-      if (!ops.corrected(j.a)) {
-        D.noalias() += R * K_[j.kaa] * R.transpose();
+    // Side s of the item (anchor p, block K(p, p)): D += R K R^T, rhs += -+ J(p) y_s.
+    auto add_side = [&](int s, const Vec3& p, std::uint32_t k, bool side_b) {
+      if (!ops.dynamic(s)) return;
+      const Mat3& R = ops.rotation(s);
+      if (!ops.corrected(s)) {
+        D.noalias() += R * K_[k] * R.transpose();
       } else {
-        D.noalias() +=
-            R * (K_[j.kaa] - ops.correction_body_block(j.a, jm.pa, jm.pa)) * R.transpose();
+        D.noalias() += R * (K_[k] - ops.correction_body_block(s, p, p)) * R.transpose();
       }
-      rhs += point(y[j.a], jm.pa);
-    }
-    if (ops.dynamic(j.b)) {
-      const Mat3& R = ops.rotation(j.b);
-      if (!ops.corrected(j.b)) {
-        D.noalias() += R * K_[j.kbb] * R.transpose();
+      if (side_b) {
+        rhs -= point(y[s], p);
       } else {
-        D.noalias() +=
-            R * (K_[j.kbb] - ops.correction_body_block(j.b, jm.pb, jm.pb)) * R.transpose();
+        rhs += point(y[s], p);
       }
-      rhs -= point(y[j.b], jm.pb);
-    }
+    };
+    add_side(j.a, jm.pa, j.kaa, false);
+    add_side(j.b, jm.pb, j.kbb, true);
     if (j.prev_side >= 0) {
       D.noalias() -= X_prev.transpose() * B_prev;
       rhs.noalias() -= X_prev.transpose() * b_prev;
