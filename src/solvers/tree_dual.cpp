@@ -215,7 +215,9 @@ bool TreeDual::solve(const RowSet& rows, const BodyOperators& ops, const std::ve
           }
         }
       }
-      for (int i = 0; i < f.np; ++i) a[(f.nc + i) * (n + 1)] += rows.rows[local[f.p_off + i]].compliance;
+      for (int i = 0; i < f.np; ++i) {
+        a[(f.nc + i) * (n + 1)] += rows.rows[local[f.p_off + i]].compliance;
+      }
       if (!small_partial_cholesky(a, n, f.nc)) return false;
       std::copy(a, a + n * f.nc, factor_.data() + f.at);
       double* msg = factor_.data() + f.msg_at;

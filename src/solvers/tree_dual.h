@@ -1,8 +1,8 @@
 // The tree solver of the dual system (paper "Case II: Joint tree (ABD-ABA)" and "Case III:
 // Joint loop"): S eliminated body by body from the leaves to the root along the plan of
-// tree_plan.h, loop items by a Schur complement, in O(K) small dense operations (see
-// tree_dual.cpp). Components with many loop items (graphs) can be left to a sparse Cholesky
-// of their own rows (tree_sparse_components.cpp): "tree+sparse".
+// tree_plan.h, loop items by a Schur complement (Eq. loop), in O(K) small dense operations
+// (see tree_dual.cpp). Components with many loop items (graphs) can be left to a sparse
+// Cholesky of their own rows (tree_sparse_components.cpp): "tree+sparse".
 #pragma once
 
 #include "solvers/dual_solver.h"

@@ -13,7 +13,9 @@ void World::Impl::update_topology() {
   set_dynamic_flags(topology.movable);
   topology.items.clear();
   for_each_row_source([&](const detail::RowSource& source) {
-    for (std::size_t k = 0; k < source.items(); ++k) topology.items.push_back(source.item_bodies(k));
+    for (std::size_t k = 0; k < source.items(); ++k) {
+      topology.items.push_back(source.item_bodies(k));
+    }
   });
   all_chains = chain_dual.prepare(topology);
   tree_prepared = false;

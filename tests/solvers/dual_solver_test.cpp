@@ -98,7 +98,9 @@ void build(Problem& p, const TestBodies& ops, const std::vector<Edge>& edges, st
     const std::size_t first = p.rows.rows.size();
     add_point_rows(e.a >= 0 ? ops.q()[e.a] : world_q, e.b >= 0 ? ops.q()[e.b] : world_q, l.pa,
                    l.pb, p.rows.rows);
-    for (std::size_t r = first; r < p.rows.rows.size(); ++r) p.rows.rows[r].compliance = l.compliance;
+    for (std::size_t r = first; r < p.rows.rows.size(); ++r) {
+      p.rows.rows[r].compliance = l.compliance;
+    }
     p.rows.end_item();
   }
   p.rows.finish();
@@ -108,13 +110,16 @@ void build(Problem& p, const TestBodies& ops, const std::vector<Edge>& edges, st
 Eigen::VectorXd dense_solve(const RowSet& rows, const BodyOperators& ops) {
   const int m = rows.size();
   const int nb = static_cast<int>(ops.body_count());
-  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(m, 12 * nb), Hinv = Eigen::MatrixXd::Zero(12 * nb, 12 * nb);
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(m, 12 * nb);
+  Eigen::MatrixXd Hinv = Eigen::MatrixXd::Zero(12 * nb, 12 * nb);
   for (int r = 0; r < m; ++r) {
     if (rows.row_a[r] >= 0) G.block<1, 12>(r, 12 * rows.row_a[r]) += rows.rows[r].ga.transpose();
     if (rows.row_b[r] >= 0) G.block<1, 12>(r, 12 * rows.row_b[r]) += rows.rows[r].gb.transpose();
   }
   for (int i = 0; i < nb; ++i) {
-    for (int c = 0; c < 12; ++c) Hinv.block<12, 1>(12 * i, 12 * i + c) = ops.solve_body(i, Vec12::Unit(c));
+    for (int c = 0; c < 12; ++c) {
+      Hinv.block<12, 1>(12 * i, 12 * i + c) = ops.solve_body(i, Vec12::Unit(c));
+    }
   }
   Eigen::MatrixXd S = G * Hinv * G.transpose();
   for (int r = 0; r < m; ++r) S(r, r) += rows.rows[r].compliance;
@@ -322,7 +327,8 @@ TEST(BallChainDual, MatchesDenseMultipliersAndIncrement) {
     Vec12 f = Vec12::Zero();
     for (int r : p.rows.rows_of[i]) f += p.rows.g_of(r, i) * ref[r];
     const Vec12 expect = p.y[i] - ops.solve_body(i, f);
-    EXPECT_LT((y[i] - expect).lpNorm<Eigen::Infinity>(), 1e-9 * expect.lpNorm<Eigen::Infinity>() + 1e-15);
+    EXPECT_LT((y[i] - expect).lpNorm<Eigen::Infinity>(),
+              1e-9 * expect.lpNorm<Eigen::Infinity>() + 1e-15);
   }
 }
 
