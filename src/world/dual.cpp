@@ -52,8 +52,7 @@ void World::Impl::dual_solve() {
   if (&method == &chain_dual && ball_chain_dual.ready() &&
       ball_chain_dual.solve(*this, q, y, lambda)) {
     closed_form_dual = true;
-    row_set.begin(*this, y);
-    row_set.finish();
+    row_set.begin(*this, y);  // no rows (lambda: 3 per item)
     stats.solver = "chain";
     stats.dual_iterations = 0;
     stats.dual_residual = 0;
