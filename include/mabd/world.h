@@ -36,9 +36,15 @@ struct StepStats {
   int contacts = 0;             ///< active contact points at the end of the step
   /// Largest penetration (m) of an active contact at the end of the step (0 without).
   double max_penetration = 0;
-  /// Wall-clock time (ms) of the step's phases: collision detection, the Newton iterations'
-  /// body operators (rotations, right-hand sides, contact updates) and dual solves.
-  double detect_ms = 0, body_ms = 0, dual_ms = 0;
+  /// Wall-clock time (ms) of the step's phases, which add up to about wall_ms (but for the
+  /// trial steps of a first generalized-alpha step with joints): collision detection; the
+  /// prediction (inertial target, first iterate, kinematic bodies); the Newton iterations'
+  /// body operators (rotations, right-hand sides, contact updates, the position update),
+  /// constraint rows (built by their sources, with their right-hand sides) and dual solves
+  /// (the solver and the active-set loop); the convergence and state checks; and the finish
+  /// (velocities, limit impacts, joint state and wrenches).
+  double detect_ms = 0, predict_ms = 0, body_ms = 0, rows_ms = 0, dual_ms = 0, check_ms = 0,
+         finish_ms = 0;
 };
 
 /// A joint's anchor and axis at the current configuration (World::joint_frame), world frame.

@@ -45,10 +45,20 @@ int bench_command(const BenchOptions& options) {
   for (std::int64_t i = 0; i < options.warmup; ++i) world.step();
 
   using Clock = std::chrono::steady_clock;
-  std::vector<double> step_ms, detect_ms, body_ms, dual_ms;
-  for (auto* v : {&step_ms, &detect_ms, &body_ms, &dual_ms}) {
-    v->reserve(static_cast<std::size_t>(steps));
-  }
+  // The step's phases (StepStats), in step order.
+  struct Phase {
+    const char* name;
+    double StepStats::*ms;
+    std::vector<double> values;
+  };
+  std::vector<Phase> phases = {
+      {"detect", &StepStats::detect_ms, {}}, {"predict", &StepStats::predict_ms, {}},
+      {"body", &StepStats::body_ms, {}},     {"rows", &StepStats::rows_ms, {}},
+      {"dual", &StepStats::dual_ms, {}},     {"check", &StepStats::check_ms, {}},
+      {"finish", &StepStats::finish_ms, {}}};
+  std::vector<double> step_ms;
+  step_ms.reserve(static_cast<std::size_t>(steps));
+  for (Phase& phase : phases) phase.values.reserve(static_cast<std::size_t>(steps));
   double contacts_sum = 0.0, max_penetration = 0.0;
   int contacts_max = 0;
   double residual_max = 0.0;
@@ -66,9 +76,7 @@ int bench_command(const BenchOptions& options) {
     newton_sum += stats.newton_iterations;
     dual_iterations_sum += stats.dual_iterations;
     dual_residual_max = std::max(dual_residual_max, stats.dual_residual);
-    detect_ms.push_back(stats.detect_ms);
-    body_ms.push_back(stats.body_ms);
-    dual_ms.push_back(stats.dual_ms);
+    for (Phase& phase : phases) phase.values.push_back(stats.*phase.ms);
     contacts_sum += stats.contacts;
     contacts_max = std::max(contacts_max, stats.contacts);
     max_penetration = std::max(max_penetration, stats.max_penetration);
@@ -86,10 +94,19 @@ int bench_command(const BenchOptions& options) {
   result["ms_per_step_median"] = median(step_ms);
   result["ms_per_step_min"] =
       step_ms.empty() ? 0.0 : *std::min_element(step_ms.begin(), step_ms.end());
-  // Medians of the step phases (each over the steps, so they need not add up to the step's).
-  result["detect_ms_median"] = median(detect_ms);
-  result["body_ms_median"] = median(body_ms);
-  result["dual_ms_median"] = median(dual_ms);
+  // Medians of the step phases (each over the steps, so they need not add up to the step's),
+  // and their means, which add up to about the mean step.
+  nlohmann::ordered_json means;
+  for (const Phase& phase : phases) {
+    result[std::string(phase.name) + "_ms_median"] = median(phase.values);
+    double sum = 0.0;
+    for (double v : phase.values) sum += v;
+    means[phase.name] = steps > 0 ? sum / static_cast<double>(steps) : 0.0;
+  }
+  double step_sum = 0.0;
+  for (double v : step_ms) step_sum += v;
+  result["ms_per_step_mean"] = steps > 0 ? step_sum / static_cast<double>(steps) : 0.0;
+  result["phase_ms_mean"] = means;
   result["contact_model"] = contact_model_name(world.settings().contact.model);
   result["contacts_mean"] = steps > 0 ? contacts_sum / static_cast<double>(steps) : 0.0;
   result["contacts_max"] = contacts_max;

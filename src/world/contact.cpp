@@ -447,6 +447,40 @@ Mat3 World::Impl::correction_body_block(std::size_t i, const Vec3& p1, const Vec
   return m;
 }
 
+void World::Impl::subtract_clique_correction(std::size_t b, int n, const Vec12* vb,
+                                             const Vec12* const* g, double* a) const {
+  if (geo[b] >= 0) {
+    // Geometric term (body frame): - (Z0^T v_i) . C_b (Z0^T v_l).
+    const Mat3& C = geo_C[geo[b]];
+    const auto& Z0 = factors[bodies[b].factor].Z0;
+    auto& sb = clique_s;
+    auto& csb = clique_cs;
+    sb.resize(n);
+    csb.resize(n);
+    for (int i = 0; i < n; ++i) {
+      Vec3 t = Vec3::Zero();
+      for (int k2 = 0; k2 < 3; ++k2) {
+        t.noalias() += Z0.block<3, 3>(3 * k2, 0).transpose() * vb[i].segment<3>(3 * k2);
+      }
+      sb[i] = t;
+      csb[i].noalias() = C * sb[i];
+    }
+    for (int l = 0; l < n; ++l) {
+      for (int i = l; i < n; ++i) a[i + l * n] -= sb[i].dot(csb[l]);
+    }
+  }
+  if (!contact_of.empty() && contact_of[b] >= 0 && contact_bodies[contact_of[b]].rows > 0) {
+    // Contact rows (world frame): - (V^T g_i) . S_c^{-1} (V^T g_l).
+    const ContactBody& cb = contact_bodies[contact_of[b]];
+    Eigen::MatrixXd Vg(cb.rows, n);
+    for (int i = 0; i < n; ++i) Vg.col(i) = cb.V.transpose() * *g[i];
+    const Eigen::MatrixXd SVg = cb.S_inv * Vg;
+    for (int l = 0; l < n; ++l) {
+      for (int i = l; i < n; ++i) a[i + l * n] -= Vg.col(i).dot(SVg.col(l));
+    }
+  }
+}
+
 void World::Impl::contact_stats() {
   stats.contacts = 0;
   stats.max_penetration = 0;

@@ -6,6 +6,10 @@
 // held at the limit (an active-set loop of a few passes). With limits active, generalized-
 // alpha also needs the step without them (limit_smooth): one more solve with those rows
 // released, once per active set and step.
+// The rows come from the row sources (row_source.h) into one RowSet; the loop reads each
+// row's kind and bodies there, and the chosen DualSolver (src/solvers, solver_choice.cpp)
+// solves each pass, with the sparse Cholesky as its fallback.
+#include <chrono>
 #include <cmath>
 
 #include "body/affine.h"
@@ -28,108 +32,48 @@ std::uint64_t fnv(std::uint64_t h, std::uint64_t v) { return (h ^ v) * 109951162
 
 }  // namespace
 
-void World::Impl::note_regularised() {
-  if (dual_solver.regularised() && !redundancy_reported) {
+void World::Impl::note_regularised(const detail::DualSolver& solver) {
+  if (solver.regularised() && !redundancy_reported) {
     warnings.push_back("redundant joint rows (an over-constrained loop?) were regularised; "
                        "give the joints a compliance to make this explicit");
     redundancy_reported = true;
   }
 }
 
+void World::Impl::build_rows() {
+  row_set.begin(*this, y);
+  for_each_row_source([&](const detail::RowSource& source) { source.append_rows(q, row_set); });
+  row_set.finish();
+}
+
 void World::Impl::dual_solve() {
   closed_form_dual = false;
-  if (dual_method() == DualMethod::Chain && ball_chain.ready && solve_ball_chains()) {
+  detail::DualSolver& method = dual_method();
+  if (&method == &chain_dual && ball_chain_dual.ready() &&
+      ball_chain_dual.solve(*this, q, y, lambda)) {
     closed_form_dual = true;
-    rows.clear();
-    row_joint.clear();
+    row_set.begin(*this, y);  // no rows (lambda: 3 per item)
     stats.solver = "chain";
     stats.dual_iterations = 0;
     stats.dual_residual = 0;
     return;
   }
-  // Rows of every joint at the current iterate (phase 4).
-  rows.clear();
-  row_joint.clear();
-  bool inequalities = false;  // any limit or bounded row: the active-set loop is needed
-  auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
-  // G y + C of a row (y = H^{-1} f): the side with the lower body index first, then C (the
-  // order of a pass over the bodies' rows followed by one adding C).
-  auto row_g_y = [&](const Row& row, int a, int b, const std::vector<Vec12>& yv) {
-    const bool da = dynamic(a), db = dynamic(b);
-    double s = 0;
-    if (da && (!db || a < b)) {
-      s += row.ga.dot(yv[a]);
-      if (db) s += row.gb.dot(yv[b]);
-    } else if (db) {
-      s += row.gb.dot(yv[b]);
-      if (da) s += row.ga.dot(yv[a]);
-    }
-    return s + row.c;
-  };
-  row_rhs.clear();
-  for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
-    const auto& j = joints[ji];
-    const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
-    const std::size_t first = rows.size();
-    joint_row_begin.resize(joints.size() + 1);
-    joint_row_begin[ji] = first;
-    detail::type_rows(j, qa, qb, rows);
-    for (std::size_t r = first; r < rows.size(); ++r) rows[r].compliance += j.compliance;
-    detail::extra_rows(j, qa, qb, settings.dt, rows);
-    for (std::size_t r = first; r < rows.size(); ++r) {
-      inequalities |= rows[r].kind != RowKind::Equality;
-      row_rhs.push_back(row_g_y(rows[r], j.a, j.b, y));
-    }
-    row_joint.resize(rows.size(), ji);
-  }
-  const int n = static_cast<int>(rows.size());
-  row_a.resize(n);
-  row_b.resize(n);
-  for (int r = 0; r < n; ++r) {
-    row_a[r] = joints[row_joint[r]].a;
-    row_b[r] = joints[row_joint[r]].b;
-  }
-  joint_row_begin.resize(joints.size() + 1);
-  joint_row_begin[joints.size()] = rows.size();
-  const DualMethod method = dual_method();
+  // Rows of every source at the current iterate (phase 4), with G y + C.
+  auto t_rows = std::chrono::steady_clock::now();
+  build_rows();
+  stats.rows_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                             t_rows).count();
+  auto& rs = row_set;
+  const auto& rows = rs.rows;
+  const bool inequalities = rs.inequalities;  // any limit or bounded row: the active-set loop
+  const int n = rs.size();
   stats.dual_iterations = 0;
   stats.dual_residual = 0;
 
-  // Body -> rows incidence; W = H^{-1} G^T, per row and dynamic side, unless the tree solver
-  // assembles its cliques in the body frame (tree_dual.cpp): then W is computed only if the
-  // sparse fallback needs it, and the increment is applied body by body.
-  rows_of.resize(bodies.size());
-  for (auto& list : rows_of) list.clear();
-  for (int r = 0; r < n; ++r) {
-    if (dynamic(row_a[r])) rows_of[row_a[r]].push_back(r);
-    if (dynamic(row_b[r])) rows_of[row_b[r]].push_back(r);
-  }
-  bool have_w = false;
-  auto compute_w = [&] {
-    // (Resized, not refilled: every entry is written, zero on a side that cannot move.)
-    wa.resize(n);
-    wb.resize(n);
-    for (int r = 0; r < n; ++r) {
-      if (dynamic(row_a[r])) {
-        wa[r] = solve_body(row_a[r], rows[r].ga);
-      } else {
-        wa[r].setZero();
-      }
-      if (dynamic(row_b[r])) {
-        wb[r] = solve_body(row_b[r], rows[r].gb);
-      } else {
-        wb[r].setZero();
-      }
-    }
-    have_w = true;
-  };
-  if (!(method == DualMethod::Tree && geo_body_frame())) compute_w();
-  auto g_of = [&](int r, std::size_t body) -> const Vec12& {
-    return row_a[r] == static_cast<int>(body) ? rows[r].ga : rows[r].gb;
-  };
-  auto w_of = [&](int r, std::size_t body) -> const Vec12& {
-    return row_a[r] == static_cast<int>(body) ? wa[r] : wb[r];
-  };
+  // W = H^{-1} G^T per row and dynamic side, unless the solver does without (the tree solver
+  // on co-rotated polar bodies): then W is computed only if the sparse fallback needs it, and
+  // the increment is applied body by body.
+  if (method.needs_w(*this)) rs.compute_w(*this);
 
   // Active set: equality and bounded rows start active, limit rows only when violated.
   // Scratch kept between solves (fresh large allocations cost page faults every step).
@@ -139,11 +83,14 @@ void World::Impl::dual_solve() {
   for (int r = 0; inequalities && r < n; ++r) {
     if (rows[r].kind == RowKind::Lower && rows[r].c >= 0) state[r] = State::Inactive;
   }
-  if (method == DualMethod::Iterative) lambda_warm = lambda;  // the last solve's multipliers
+  if (&method == &iterative_dual) {
+    iterative_dual.warm_start(lambda);  // the last solve's multipliers
+    iterative_dual.set_limits(settings.dual_tolerance, settings.dual_max_iterations);
+  }
   lambda.assign(n, 0.0);
   auto& y0 = dual_scratch.y0;  // H^{-1} (f - forces of saturated drives)
   y0 = y;
-  bool y0_changed = false;  // row_rhs holds G y0 + C until then
+  bool y0_changed = false;  // rs.rhs holds G y0 + C until then
   auto& index = dual_scratch.index;
   index.resize(n);
   Eigen::VectorXd& sol = dual_scratch.sol;
@@ -160,63 +107,55 @@ void World::Impl::dual_solve() {
     rhs.resize(m);
     for (int r = 0; r < n; ++r) {
       if (index[r] < 0) continue;
-      rhs[index[r]] = y0_changed ? row_g_y(rows[r], row_a[r], row_b[r], y0) : row_rhs[r];
+      rhs[index[r]] = y0_changed ? rs.g_y(r, y0) : rs.rhs[r];
     }
-    bool solved = method == DualMethod::Chain  ? solve_chains(index, rhs, wa, wb, sol)
-                  : method == DualMethod::Tree ? solve_trees(index, rhs, sol)
-                                               : false;
-    bool used_sparse = false;
-    if (!solved) {
-      used_sparse = true;
-      if (!have_w) compute_w();
-      trip.clear();
-      for (std::size_t i = 0; i < bodies.size(); ++i) {
-        for (int r1 : rows_of[i]) {
-          if (index[r1] < 0) continue;
-          for (int r2 : rows_of[i]) {
-            if (index[r2] >= 0) trip.emplace_back(index[r1], index[r2], g_of(r1, i).dot(w_of(r2, i)));
-          }
-        }
+    detail::DualSolver* used = &method;
+    bool solved = method.solve(rs, *this, index, m, pattern, rhs, sol);
+    if (&method == &iterative_dual) {
+      const auto& result = iterative_dual.result();
+      stats.dual_iterations = result.iterations;
+      stats.dual_residual = result.residual;
+      if (!solved && !iterative_fallback_reported) {
+        warnings.push_back("step " + std::to_string(steps + 1) +
+                           ": the iterative dual solver stopped at relative residual " +
+                           std::to_string(result.residual) + " after " +
+                           std::to_string(result.iterations) +
+                           " iterations; solved by sparse Cholesky instead (raise "
+                           "dual_max_iterations or dual_tolerance)");
+        iterative_fallback_reported = true;
       }
-      for (int r = 0; r < n; ++r) {
-        if (index[r] >= 0) trip.emplace_back(index[r], index[r], rows[r].compliance);
-      }
-      if (method == DualMethod::Iterative) {
-        solved = solve_iterative(m, index, rhs, pattern, sol);
-        used_sparse = !solved;
-      }
-      if (!solved) solved = dual_solver.solve(m, trip, rhs, pattern, sol);
+    }
+    if (!solved && &method != &sparse_dual) {  // fall back to the sparse Cholesky
+      used = &sparse_dual;
+      if (!rs.have_w) rs.compute_w(*this);
+      solved = sparse_dual.solve(rs, *this, index, m, pattern, rhs, sol);
     }
     if (!solved) {
       throw SimulationError("step " + std::to_string(steps + 1) +
                             ": the joint system could not be solved (dual matrix singular)");
     }
-    stats.solver = used_sparse                      ? "sparse"
-                   : method == DualMethod::Chain     ? "chain"
-                   : method == DualMethod::Iterative ? "iterative"
-                   : tree.mixed                      ? "tree+sparse"
-                                                     : "tree";
-    if (used_sparse) note_regularised();
+    stats.solver = used->name();
+    note_regularised(*used);
     for (int r = 0; r < n; ++r) {
       if (index[r] >= 0) lambda[r] = sol[index[r]];
     }
     // Increment with these multipliers, to test inactive limits.
     y = y0;
-    if (have_w) {
+    if (rs.have_w) {
       for (std::size_t i = 0; i < bodies.size(); ++i) {
-        for (int r : rows_of[i]) {
-          if (index[r] >= 0) y[i] -= w_of(r, i) * lambda[r];
+        for (int r : rs.rows_of[i]) {
+          if (index[r] >= 0) y[i] -= rs.w_of(r, i) * lambda[r];
         }
       }
     } else {
       for (std::size_t i = 0; i < bodies.size(); ++i) {  // dq = y - H^{-1} G^T lambda
         if (i + 2 < bodies.size()) {
-          for (int r : rows_of[i + 2]) prefetch_row(r);  // rows in joint order, read by body
+          for (int r : rs.rows_of[i + 2]) rs.prefetch_row(r);  // rows in item order, read by body
         }
-        if (rows_of[i].empty()) continue;
+        if (rs.rows_of[i].empty()) continue;
         Vec12 f = Vec12::Zero();
-        for (int r : rows_of[i]) {
-          if (index[r] >= 0) f.noalias() += g_of(r, i) * lambda[r];
+        for (int r : rs.rows_of[i]) {
+          if (index[r] >= 0) f.noalias() += rs.g_of(r, i) * lambda[r];
         }
         y[i] -= solve_body(i, f);
       }
@@ -229,7 +168,7 @@ void World::Impl::dual_solve() {
     for (int r = 0; r < n; ++r) {
       const Row& row = rows[r];
       if (row.kind == RowKind::Equality) continue;
-      const auto& j = joints[row_joint[r]];
+      const int a = rs.row_a[r], b = rs.row_b[r];
       if (row.kind == RowKind::Lower) {
         if (state[r] == State::Active && lambda[r] > 0) {  // pulling: release
           state[r] = State::Inactive;
@@ -237,8 +176,8 @@ void World::Impl::dual_solve() {
           changed = true;
         } else if (state[r] == State::Inactive) {
           double c_new = row.c;
-          if (dynamic(j.a)) c_new += row.ga.dot(y[j.a]);
-          if (dynamic(j.b)) c_new += row.gb.dot(y[j.b]);
+          if (dynamic(a)) c_new += row.ga.dot(y[a]);
+          if (dynamic(b)) c_new += row.gb.dot(y[b]);
           if (c_new < 0) {
             state[r] = State::Active;
             changed = true;
@@ -248,8 +187,8 @@ void World::Impl::dual_solve() {
                  std::abs(lambda[r]) > row.bound) {
         lambda[r] = std::copysign(row.bound, lambda[r]);
         state[r] = State::Saturated;
-        if (dynamic(j.a)) y0[j.a] -= (have_w ? wa[r] : solve_body(j.a, row.ga)) * lambda[r];
-        if (dynamic(j.b)) y0[j.b] -= (have_w ? wb[r] : solve_body(j.b, row.gb)) * lambda[r];
+        if (dynamic(a)) y0[a] -= (rs.have_w ? rs.wa[r] : solve_body(a, row.ga)) * lambda[r];
+        if (dynamic(b)) y0[b] -= (rs.have_w ? rs.wb[r] : solve_body(b, row.gb)) * lambda[r];
         y0_changed = true;
         changed = true;
       }
@@ -261,9 +200,8 @@ void World::Impl::dual_solve() {
   std::uint64_t limit_set = 1469598103934665603ull;
   for (int r = 0; inequalities && r < n; ++r) {
     if (!(rows[r].kind == RowKind::Lower && state[r] == State::Active)) continue;
-    const auto& j = joints[row_joint[r]];
-    if (j.a >= 0) impact[j.a] = 1;
-    if (j.b >= 0) impact[j.b] = 1;
+    if (rs.row_a[r] >= 0) impact[rs.row_a[r]] = 1;
+    if (rs.row_b[r] >= 0) impact[rs.row_b[r]] = 1;
     limits_on.push_back(r);
     limit_set = fnv(limit_set, r);
   }

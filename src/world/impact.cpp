@@ -45,6 +45,12 @@ constexpr double kRegularisation = 1e-6;
 void World::Impl::impact_projection() {
   using State = DualRowState;
   const auto& state = dual_scratch.state;
+  // The rows of the last dual solve; item k is joint k (the joints are the first row source).
+  const auto& rows = row_set.rows;
+  const auto& row_a = row_set.row_a;
+  const auto& row_b = row_set.row_b;
+  const auto& rows_of = row_set.rows_of;
+  const auto& item_begin = row_set.item_begin;
   const double h = settings.dt, bh2 = beta_h2();
   auto dynamic = [&](int body) { return body >= 0 && bodies[body].dynamic(); };
   using Vec6 = Eigen::Matrix<double, 6, 1>;
@@ -64,11 +70,11 @@ void World::Impl::impact_projection() {
     stack.pop_back();
     group.push_back(i);
     for (int r : rows_of[i]) {
-      const std::uint32_t ji = row_joint[r];
+      const std::uint32_t ji = row_set.row_item[r];
       if (in_joint[ji]) continue;
       in_joint[ji] = 1;
       group_joints.push_back(ji);
-      for (int other : {joints[ji].a, joints[ji].b}) {
+      for (int other : {topology.items[ji].a, topology.items[ji].b}) {
         if (dynamic(other) && !in_body[other]) {
           in_body[other] = 1;
           stack.push_back(other);
@@ -110,7 +116,7 @@ void World::Impl::impact_projection() {
   std::vector<int> limit_rows, selected_rows;
   std::vector<Vec6> gra(n), grb(n);
   for (std::uint32_t ji : group_joints) {
-    const std::size_t begin = joint_row_begin[ji], end = joint_row_begin[ji + 1];
+    const std::size_t begin = item_begin[ji], end = item_begin[ji + 1];
     for (std::size_t r = begin; r < end; ++r) {
       const bool own = r < begin + static_cast<std::size_t>(joints[ji].base_rows);
       const bool limit = rows[r].kind == RowKind::Lower && state[r] == State::Active;

@@ -271,9 +271,11 @@ void World::Impl::update_joint_state() {
   }
   // Generalised force of the multipliers on the reported body, as a wrench at the anchor.
   std::vector<Vec12> force(joints.size(), Vec12::Zero());
+  // Item k of the row set is joint k (the joints are the first row source).
+  const auto& rows = row_set.rows;
   for (std::size_t r = 0; r < rows.size() && r < lambda.size(); ++r) {
-    const auto& j = joints[row_joint[r]];
-    force[row_joint[r]] -= (j.b >= 0 ? rows[r].gb : rows[r].ga) * lambda[r];
+    const std::uint32_t ji = row_set.row_item[r];
+    force[ji] -= (joints[ji].b >= 0 ? rows[r].gb : rows[r].ga) * lambda[r];
   }
   for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
     auto& j = joints[ji];

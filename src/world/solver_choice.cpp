@@ -1,53 +1,75 @@
-// Choice of the dual solver from the joint topology (paper sections "Case I" to "Case IV").
+// Choice of the dual solver from the topology of the row items (paper sections "Case I" to
+// "Case IV"); the solvers themselves are in src/solvers.
 #include "mabd/error.h"
 #include "world/world_impl.h"
 
 namespace mabd {
 
-World::Impl::DualMethod World::Impl::dual_method() {
-  if (topology_dirty) {
-    update_joint_lists();
-    update_chains();
-    tree_plan_valid = false;
-  }
+void World::Impl::update_topology() {
+  topology_dirty = false;
+  update_joint_lists();
+  topology.movable.resize(bodies.size());
+  for (std::size_t i = 0; i < bodies.size(); ++i) topology.movable[i] = bodies[i].dynamic();
+  set_dynamic_flags(topology.movable);
+  topology.items.clear();
+  for_each_row_source([&](const detail::RowSource& source) {
+    for (std::size_t k = 0; k < source.items(); ++k) {
+      topology.items.push_back(source.item_bodies(k));
+    }
+  });
+  all_chains = chain_dual.prepare(topology);
+  tree_prepared = false;
+  // Chains whose items are all point links: the closed form (ball_chain_dual.h).
+  ball_chain_dual.clear();
+  if (!ball_chains_apply()) return;
+  std::vector<detail::PointLink> links, some;
+  bool all_points = true;
+  for_each_row_source([&](const detail::RowSource& source) {
+    all_points = all_points && source.point_links(some);
+    links.insert(links.end(), some.begin(), some.end());
+  });
+  if (all_points) ball_chain_dual.prepare(chain_dual.chains(), links, *this);
+}
+
+bool World::Impl::ball_chains_apply() const { return all_chains && geo_body_frame(); }
+
+detail::DualSolver& World::Impl::dual_method() {
+  if (topology_dirty || topology.movable.size() != bodies.size()) update_topology();
+  set_dynamic_flags(topology.movable);  // (a clone's flags point at the original until here)
   // The tree plan is built only when it can be used (it costs memory on large chains).
-  auto tree_method = [&] {
-    if (!tree_plan_valid) update_tree_plan();
-    return DualMethod::Tree;
+  auto tree_method = [&]() -> detail::DualSolver& {
+    if (!tree_prepared) tree_prepared = tree_dual.prepare(topology);
+    tree_dual.set_sparse_components({});
+    return tree_dual;
   };
-  tree.mixed = false;
-  tree.sparse_component.clear();
   switch (settings.solver) {
-    case DualSolverKind::Sparse: return DualMethod::Sparse;
-    case DualSolverKind::Iterative: return DualMethod::Iterative;
+    case DualSolverKind::Sparse: return sparse_dual;
+    case DualSolverKind::Iterative: return iterative_dual;
     case DualSolverKind::Tree: return tree_method();
     case DualSolverKind::Chain:
       if (!all_chains) {
         throw InvalidArgument("settings.solver: \"chain\" needs every joint component to be a "
                               "chain (see mabd info); use \"auto\", \"tree\" or \"sparse\"");
       }
-      return DualMethod::Chain;
+      return chain_dual;
     case DualSolverKind::Auto: break;
   }
-  if (all_chains) return DualMethod::Chain;
+  if (all_chains) return chain_dual;
   tree_method();
   // Per component: the tree solver (chains, trees, a few loops) or the sparse one (graphs).
-  const auto& comps = tree_plan.components;
-  tree.sparse_component.assign(comps.size(), 0);
-  bool any_tree = false;
+  const auto& comps = tree_dual.plan().components;
+  std::vector<char> sparse(comps.size(), 0);
+  bool any_tree = false, any_graph = false;
   for (std::size_t c = 0; c < comps.size(); ++c) {
     const bool graph = auto_sparse(comps[c]);
-    tree.sparse_component[c] = graph;
-    tree.mixed |= graph;
+    sparse[c] = graph;
+    any_graph |= graph;
     any_tree |= !graph;
   }
-  if (!tree.mixed) return DualMethod::Tree;
-  if (!any_tree) {  // graphs only: one sparse solve of the whole system
-    tree.mixed = false;
-    tree.sparse_component.clear();
-    return DualMethod::Sparse;
-  }
-  return DualMethod::Tree;
+  if (!any_graph) return tree_dual;
+  if (!any_tree) return sparse_dual;  // graphs only: one sparse solve of the whole system
+  tree_dual.set_sparse_components(std::move(sparse));
+  return tree_dual;
 }
 
 void World::Impl::update_joint_lists() {

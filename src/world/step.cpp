@@ -90,14 +90,13 @@ void World::step() {
 }
 
 void World::Impl::advance(bool trial) {
+  auto t_phase = Clock::now();
   q_prev = q;
   impact.assign(bodies.size(), 0);
-  stats.body_ms = stats.dual_ms = 0;
-  {
-    const auto t0 = Clock::now();
-    detect_contacts();
-    stats.detect_ms = ms_since(t0);
-  }
+  stats.body_ms = stats.rows_ms = stats.dual_ms = stats.check_ms = 0;
+  detect_contacts();
+  stats.detect_ms = ms_since(t_phase);
+  t_phase = Clock::now();
   limit_smooth.clear();
   predict();
   move_kinematic();
@@ -107,26 +106,37 @@ void World::Impl::advance(bool trial) {
     guard.joints_seen = joints.size();
     guard.bodies_seen = bodies.size();
   }
+  stats.predict_ms = ms_since(t_phase);
   int iterations = 0;
   double residual = 0;
   // On the loop bodies: kinetic energy at the start of the step; largest increment and work
   // sum_i qdot_i . M_i y_i of the last iteration.
   double loop_energy = 0, loop_last = 0, work_last = 0;
   for (std::uint32_t i : guard.bodies) loop_energy += 0.5 * qdot[i].dot(mass_times(bodies[i], qdot[i]));
+  // Time of the checks: the loop measures, constraint residuals and limit violations.
+  auto checked = [&](auto&& f) {
+    const auto t0 = Clock::now();
+    const auto result = f();
+    stats.check_ms += ms_since(t0);
+    return result;
+  };
   auto iterate = [&] {
     residual = newton_iteration();
     ++iterations;
-    loop_last = work_last = 0;
-    for (std::uint32_t i : guard.bodies) {
-      loop_last = std::max(loop_last, displacement(bodies[i], y[i]));
-      work_last += qdot[i].dot(mass_times(bodies[i], y[i]));
-    }
+    checked([&] {
+      loop_last = work_last = 0;
+      for (std::uint32_t i : guard.bodies) {
+        loop_last = std::max(loop_last, displacement(bodies[i], y[i]));
+        work_last += qdot[i].dot(mass_times(bodies[i], y[i]));
+      }
+      return 0;
+    });
   };
   bool converged = false;
   while (iterations < settings.newton_iterations) {
     iterate();
     if (iterations < settings.newton_iterations && residual <= settings.tolerance &&
-        constraint_residual() <= settings.tolerance) {
+        checked([&] { return constraint_residual(); }) <= settings.tolerance) {
       converged = true;
       break;
     }
@@ -138,7 +148,7 @@ void World::Impl::advance(bool trial) {
   bool loop_extra = !converged && !guard.bodies.empty() && loop_last > settings.tolerance &&
                     (guard.drift > LoopGuard::kDrift || guard.wait <= 0);
   for (int extra = 0; extra < 4; ++extra) {
-    if (!loop_extra && !(limit_violation() > settings.tolerance)) break;
+    if (!loop_extra && !(checked([&] { return limit_violation(); }) > settings.tolerance)) break;
     iterate();
     if (!loop_extra) continue;
     loop_extra = false;
@@ -158,18 +168,22 @@ void World::Impl::advance(bool trial) {
     guard.wait = guard.interval;
   }
   if (!trial) --guard.wait;
+  t_phase = Clock::now();
   try {
     check_state();
   } catch (...) {
     q = q_prev;  // leave the world at the last valid step
     throw;
   }
+  stats.check_ms += ms_since(t_phase);
   if (trial) return;
+  t_phase = Clock::now();
   contact_stats();
   finish_step();
   update_joint_state();
   stats.newton_iterations = iterations;
   stats.residual = residual;
+  stats.finish_ms = ms_since(t_phase);
 }
 
 // |C(q)|_inf of the joints' own rows at the current iterate (m); 0 without joints.
@@ -467,10 +481,15 @@ double World::Impl::newton_iteration() {
   body_operators();
   if (!contact_bodies.empty()) contact_operators();
   stats.body_ms += ms_since(t0);
+  // The dual phase without its row building (rows_ms, measured inside).
+  auto timed_dual_solve = [&] {
+    const auto t_dual = Clock::now();
+    const double rows_before = stats.rows_ms;
+    dual_solve();  // y <- H^{-1} (f - G^T lambda)
+    stats.dual_ms += ms_since(t_dual) - (stats.rows_ms - rows_before);
+  };
   if (contact_bodies.empty()) {
-    t0 = Clock::now();
-    if (!joints.empty()) dual_solve();  // y <- H^{-1} (f - G^T lambda)
-    stats.dual_ms += ms_since(t0);
+    if (!joints.empty()) timed_dual_solve();
   } else {
     // Contact active sets and friction cones: solve, test, and solve again while they change.
     // Only contact bodies that carry joint rows need the joint solve again after a pass:
@@ -480,9 +499,7 @@ double World::Impl::newton_iteration() {
     if (!joints.empty()) y_free = y;
     constexpr int kContactPasses = 8;
     for (int pass = 0;; ++pass) {
-      t0 = Clock::now();
-      if (!joints.empty() && (pass == 0 || jointed)) dual_solve();
-      stats.dual_ms += ms_since(t0);
+      if (!joints.empty() && (pass == 0 || jointed)) timed_dual_solve();
       t0 = Clock::now();
       const bool changed = update_contacts(pass + 1 == kContactPasses);
       if (changed) {
@@ -500,6 +517,7 @@ double World::Impl::newton_iteration() {
     // approach (a force of the second-order scheme like any other), and the exact model's
     // implicit Euler velocity (q' - q) / h is inelastic by itself.
   }
+  t0 = Clock::now();
   double residual = 0;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     if (!bodies[i].dynamic()) continue;
@@ -507,6 +525,7 @@ double World::Impl::newton_iteration() {
     u[i] += y[i];
     residual = std::max(residual, displacement(bodies[i], y[i]));
   }
+  stats.body_ms += ms_since(t0);
   return residual;
 }
 

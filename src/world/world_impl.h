@@ -11,11 +11,15 @@
 #include "body/body_hessian.h"
 #include "collision/collision_world.h"
 #include "joints/joint_model.h"
-#include "solvers/block_thomas.h"
-#include "solvers/chol3.h"
-#include "solvers/iterative_dual.h"
+#include "solvers/ball_chain_dual.h"
+#include "solvers/body_operators.h"
+#include "solvers/cg_dual.h"
+#include "solvers/chain_dual.h"
+#include "solvers/cholesky_dual.h"
+#include "solvers/row_set.h"
 #include "solvers/sparse_dual.h"
-#include "solvers/tree_plan.h"
+#include "solvers/tree_dual.h"
+#include "world/joint_rows.h"
 #include "world/loop_guard.h"
 #include "mabd/world.h"
 
@@ -51,7 +55,9 @@ struct BodyModel {
 
 }  // namespace detail
 
-struct World::Impl {
+/// The world's model, state and step scratch. It supplies the body operators of the current
+/// Newton iterate to the dual solvers (BodyOperators).
+struct World::Impl final : detail::BodyOperators {
   WorldSettings settings;
   StepStats stats;
   double time = 0;
@@ -95,10 +101,6 @@ struct World::Impl {
   std::vector<detail::JointModel> joints;
   std::unordered_map<std::string, std::uint32_t> joint_by_name;
   std::vector<std::string> warnings;
-  detail::SparseDualSolver dual_solver;
-  /// Warns once if the last sparse solve regularised redundant rows.
-  void note_regularised();
-  bool redundancy_reported = false;
 
   // Step scratch.
   // Displacements from q^n are kept apart from q to avoid cancellation in q - qhat.
@@ -140,14 +142,11 @@ struct World::Impl {
   /// The same in the body frame, R^T (J(p1) Z C Z^T J(p2)^T) R = Y(p1) C_b Y(p2)^T with
   /// Y(p) = sum_k p_k Z0_k; geo_body_frame() only.
   Mat3 geo_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) const;
-  std::vector<detail::Row> rows;       ///< rows of all joints at the current iterate
-  std::vector<std::uint32_t> row_joint;
-  std::vector<std::int32_t> row_a, row_b;  ///< bodies of each row's joint (-1: the world)
-  std::vector<double> lambda;          ///< multipliers of `rows` (N)
-  // Dual-solve scratch, kept between steps to avoid reallocations.
-  std::vector<Vec12> wa, wb;                   ///< H^{-1} G^T per row and side
-  std::vector<std::vector<int>> rows_of;       ///< rows touching each body
-  std::vector<Eigen::Triplet<double>> trip;
+  // Dual solve (dual.cpp, DESIGN section 3): the rows of every row source at the current
+  // iterate, their multipliers, the active-set scratch, and one object per dual solver
+  // (src/solvers), each with its own scratch, kept between steps.
+  detail::RowSet row_set;
+  std::vector<double> lambda;          ///< multipliers of row_set (N), or 3 per item (closed form)
   enum class DualRowState { Active, Inactive, Saturated };
   struct DualScratch {
     std::vector<DualRowState> state;
@@ -156,107 +155,44 @@ struct World::Impl {
     Eigen::VectorXd sol, rhs;
   };
   DualScratch dual_scratch;
-  // Dual solve (dual.cpp): G y + C of every row, computed while its row is built (the
-  // right-hand side of the first active-set pass without another pass over the rows). The
-  // tree solver on co-rotated polar bodies assembles its cliques in the body frame
-  // (tree_dual.cpp): wa and wb are then computed only for a sparse fallback.
-  std::vector<double> row_rhs;
-  /// Starts loading row r of `rows` into the cache (for passes that read the rows out of
-  /// their joint order: by body, by elimination order).
-  void prefetch_row(std::size_t r) const {
-    const char* p = reinterpret_cast<const char*>(&rows[r]);
-    for (std::size_t off = 0; off < sizeof(detail::Row); off += 64) __builtin_prefetch(p + off);
+  /// The row sources of the step, in item order (the joints first: item k is joint k).
+  /// Calls f(source) for each.
+  template <class F>
+  void for_each_row_source(F&& f) const {
+    const detail::JointRows joint_rows(joints, settings.dt);
+    f(static_cast<const detail::RowSource&>(joint_rows));
   }
-  std::vector<std::size_t> joint_row_begin;    ///< first row of each joint in `rows`
-  // Chain solver: joints of every chain component in path order, rebuilt when joints change.
+  // Topology of the items, rebuilt when joints change (topology_dirty).
   bool topology_dirty = true;
+  detail::DualTopology topology;
+  void update_topology();
   /// Joints with limits or a cone (limit_violation), and joints carrying a coordinate, twist
   /// or bend between steps (update_joint_state): every joint but a plain ball joint.
   std::vector<std::uint32_t> limited_joints, stateful_joints;
   void update_joint_lists();
-  bool all_chains = false;
-  std::vector<std::vector<std::uint32_t>> chains;
-  void update_chains();
+  bool all_chains = false;        ///< every component is a chain (chain_dual's plan is valid)
+  bool tree_prepared = false;     ///< tree_dual's plan is valid
+  detail::ChainDual chain_dual;
+  detail::BallChainDual ball_chain_dual;
+  detail::TreeDual tree_dual;
+  detail::CholeskyDual sparse_dual;
+  detail::CgDual iterative_dual;
+  bool closed_form_dual = false;  ///< the last dual solve was ball_chain_dual (no rows)
+  bool iterative_fallback_reported = false;
   /// The dual solver of this step (solver_choice.cpp): the forced one, or under Auto the
   /// chain solver when every component is a chain, the sparse solver when every component has
-  /// more than a few loop joints, else the tree solver, which then hands those components
-  /// (graphs) to the sparse solver (tree.sparse_component).
-  enum class DualMethod { Chain, Tree, Sparse, Iterative };
-  DualMethod dual_method();
-  /// Auto leaves a component to the sparse solver beyond 8 loop joints (the Schur complement's
+  /// more than a few loop items, else the tree solver, which then hands those components
+  /// (graphs) to its sparse part (TreeDual::set_sparse_components).
+  detail::DualSolver& dual_method();
+  /// Auto leaves a component to the sparse solver beyond 8 loop items (the Schur complement's
   /// cost grows as loop rows x component rows; beyond, the sparse Cholesky is cheaper).
   static bool auto_sparse(const detail::TreeComponent& c) { return c.loop_joints.size() > 8; }
-  bool solve_chains(const std::vector<int>& index, const Eigen::VectorXd& rhs,
-                    const std::vector<Vec12>& w_a, const std::vector<Vec12>& w_b,
-                    Eigen::VectorXd& sol);
-  // Chain-solver scratch, kept between steps.
-  std::vector<std::vector<int>> chain_active;
-  detail::BlockTridiagonal chain_system;
-  std::vector<Eigen::VectorXd> chain_x;
-  // Chains of plain ball joints (ball_chain_dual.cpp): the chain solver with constant 3x3
-  // dual blocks K = J(p1) Hb^{-1} J(p2)^T per body and anchor pair (DESIGN section 3).
-  struct BallChainLink {
-    std::int32_t a = -1, b = -1;  ///< bodies of the joint (-1 world), as in its JointModel
-    std::uint32_t joint = 0;
-    std::int8_t next_side = -1;   ///< side (0 = a, 1 = b) shared with the next joint, -1 at the end
-    std::int8_t prev_side = -1;   ///< side shared with the previous joint, -1 at the start
-    std::uint32_t kaa = 0, kbb = 0, kn = 0;  ///< K(pa, pa), K(pb, pb), signed K(p_k, p_k+1)
-  };
-  struct BallChains {
-    bool ready = false;
-    std::vector<BallChainLink> links;  ///< every chain's joints in path order, concatenated
-    std::vector<Mat3> K;               ///< distinct constant blocks (identical links share one)
-    std::vector<Mat3> X;               ///< X_k = D'_k^{-1} B_k of the elimination (0 at chain ends)
-  };
-  BallChains ball_chain;
-  bool closed_form_dual = false;  ///< the last dual solve was solve_ball_chains (no rows)
+  /// True when the closed-form ball chains apply: chains of plain ball joints, co-rotated
+  /// polar bodies.
   bool ball_chains_apply() const;
-  void prepare_ball_chains();
-  /// Solves the dual of an all-ball-chain world into `lambda` (3 per joint, in joint order)
-  /// and y; false (nothing changed) if a pivot is singular.
-  bool solve_ball_chains();
-  // Tree solver (tree_dual.cpp): elimination plan, rebuilt when joints change, and per-node
-  // factors kept between steps.
-  struct TreeNodeFactor {
-    int c_off = 0, nc = 0;  ///< child rows: local positions [c_off, c_off + nc)
-    int p_off = 0, np = 0;  ///< parent rows
-    /// Offsets in TreeScratch::factor of the node's factor [L; Y^T] (the first nc columns,
-    /// column-major with nc + np rows; K_cc = L L^T, Y = L^{-1} K_cp) and of its message
-    /// K_pp - Y^T Y (np x np, lower triangle).
-    std::size_t at = 0, msg_at = 0;
-  };
-  struct TreeScratch {
-    std::vector<TreeNodeFactor> nodes;
-    std::vector<char> is_loop;  ///< per joint
-    std::vector<int> local_rows, pos;
-    std::vector<double> factor;  ///< every node's factor in node order, then the messages
-    Eigen::VectorXd x;
-    /// Per component of the plan: solved by the sparse solver instead (Auto, many loops).
-    std::vector<char> sparse_component;
-    bool mixed = false;  ///< some component is sparse_component
-    // Sparse part (component_sparse_dual.cpp): its rows, their local index, the system.
-    std::vector<int> sparse_rows, sparse_pos;
-    std::vector<Vec12> sparse_w;
-    std::vector<Eigen::Triplet<double>> sparse_trip;
-    Eigen::VectorXd sparse_rhs, sparse_sol;
-  };
-  // Iterative solver (graph_dual.cpp), warm-started from the last multipliers.
-  detail::IterativeDualSolver iterative_solver;
-  std::vector<double> lambda_warm;
-  std::vector<int> block_begin;
-  Eigen::VectorXd iterative_x;
-  bool iterative_fallback_reported = false;
-  bool solve_iterative(int m, const std::vector<int>& index, const Eigen::VectorXd& rhs,
-                       std::uint64_t pattern, Eigen::VectorXd& sol);
-  detail::TreePlan tree_plan;
-  bool tree_plan_valid = false;
-  TreeScratch tree;
-  void update_tree_plan();
-  bool solve_trees(const std::vector<int>& index, const Eigen::VectorXd& rhs, Eigen::VectorXd& sol);
-  /// The rows of the tree plan's sparse_component components, by the sparse solver.
-  bool solve_sparse_components(const std::vector<int>& index, const Eigen::VectorXd& rhs,
-                               Eigen::VectorXd& sol);
-  void tree_solve(const detail::TreeComponent& comp, Eigen::Ref<Eigen::MatrixXd> v) const;
+  /// Warns once if a solve regularised redundant rows.
+  void note_regularised(const detail::DualSolver& solver);
+  bool redundancy_reported = false;
   // Contact with colliders (contact.cpp, DESIGN section 7). A dynamic body's active contact
   // rows (normal, and two friction rows while sticking) enter its operator as a low-rank
   // update of the pre-factored inverse, with V = H^{-1} G^T and S_c = G V + diag(alpha):
@@ -319,9 +255,15 @@ struct World::Impl {
   bool update_contacts(bool last_pass);
   /// H^{-1} of contact body i's correction blocks: J(p1) V S^{-1} V^T J(p2)^T (world).
   Mat3 contact_point_block(std::size_t i, const Vec3& p1, const Vec3& p2) const;
-  bool corrected(std::size_t i) const { return geo[i] >= 0 || (!contact_of.empty() && contact_of[i] >= 0); }
+  bool corrected(std::size_t i) const override {
+    return geo[i] >= 0 || (!contact_of.empty() && contact_of[i] >= 0);
+  }
   /// The body-frame correction block of body i (geometric term and contacts), R^T (...) R.
-  Mat3 correction_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) const;
+  Mat3 correction_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) const override;
+  /// The geometric term and contact rows of body i subtracted from a body-frame clique.
+  void subtract_clique_correction(std::size_t i, int n, const Vec12* vb, const Vec12* const* g,
+                                  double* a) const override;
+  mutable std::vector<Vec3> clique_s, clique_cs;  ///< its scratch: Z0^T v and C_b Z0^T v
 
   /// Bodies held by an active limit row at the end of the last dual solve.
   std::vector<char> impact;
@@ -342,7 +284,18 @@ struct World::Impl {
 
   void check_id(BodyId id) const;
   void check_joint(JointId id) const;
-  Vec12 solve_body(std::size_t i, const Vec12& v) const;       ///< H_i^{-1} v
+  Vec12 solve_body(std::size_t i, const Vec12& v) const override;  ///< H_i^{-1} v
+  // The rest of BodyOperators (its dynamic flags: topology.movable, set by dual_method).
+  bool body_frame() const override { return geo_body_frame(); }
+  const Mat3& rotation(std::size_t i) const override { return rot[i]; }
+  const detail::BodyHessian& factor(std::size_t i) const override {
+    return factors[bodies[i].factor];
+  }
+  void prefetch(std::size_t i) const override {
+    __builtin_prefetch(&bodies[i].factor);
+    __builtin_prefetch(&rot[i]);
+    __builtin_prefetch(&geo[i]);
+  }
   Vec12 solve_body_base(std::size_t i, const Vec12& v) const;  ///< without geometric term
   Vec12 geo_correction(std::size_t i, const Vec12& v) const;   ///< -Z C Z^T v (geo[i] >= 0)
   std::vector<Vec12> y_free;  ///< y before the dual solve (contact passes)
@@ -358,6 +311,8 @@ struct World::Impl {
   void body_operators();
   void geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P);
   void dual_solve();
+  /// Fills row_set with the rows of every row source at the current iterate (phase 4).
+  void build_rows();
   void update_joint_state();
   Vec12 q_from_pose(const detail::BodyModel& b, const Pose& pose) const;
 

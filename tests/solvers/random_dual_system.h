@@ -1,6 +1,7 @@
 // Random block-sparse systems built like the dual matrix of the joints, shared by the dual
 // solver tests: S = G H^{-1} G^T + compliance, assembled body by body (both triangles,
-// duplicates summed) like World::dual_solve, with a dense copy as the reference.
+// duplicates summed) like assemble_dual (solvers/dual_solver.h), with a dense copy as the
+// reference.
 #pragma once
 
 #include <cmath>
@@ -65,7 +66,7 @@ inline Model random_model(std::mt19937& rng, int bodies, int joints, int min_row
   return m;
 }
 
-/// Assembles the model like World::dual_solve (body by body, both triangles, then the
+/// Assembles the model like assemble_dual (body by body, both triangles, then the
 /// compliance diagonal); the blocks are the joints' rows.
 inline System assemble(const Model& m) {
   System s;

@@ -1,0 +1,120 @@
+#include "solvers/chain_dual.h"
+
+#include "solvers/topology.h"
+
+namespace mabd::detail {
+
+bool ChainDual::prepare(const DualTopology& topology) {
+  chains_.clear();
+  items_ = topology.items;
+  const auto& movable = topology.movable;
+  const auto& edges = topology.items;
+  const std::size_t n = movable.size();
+  auto moving = [&](int b) { return b >= 0 && movable[b]; };
+  std::vector<std::vector<std::uint32_t>> items_of(n);
+  for (std::uint32_t j = 0; j < edges.size(); ++j) {
+    for (int b : {edges[j].a, edges[j].b}) {
+      if (moving(b)) items_of[b].push_back(j);
+    }
+  }
+  for (const auto& comp : analyse_topology(n, movable, edges)) {
+    if (comp.joints.empty()) continue;
+    if (comp.kind != Topology::Chain) {
+      chains_.clear();
+      return false;
+    }
+    // Items are adjacent when they share a dynamic body; walk the path from an end.
+    auto neighbours = [&](std::uint32_t j) {
+      std::vector<std::uint32_t> out;
+      for (int b : {edges[j].a, edges[j].b}) {
+        if (!moving(b)) continue;
+        for (std::uint32_t k : items_of[b]) {
+          if (k != j) out.push_back(k);
+        }
+      }
+      return out;
+    };
+    std::uint32_t start = comp.joints.front();
+    for (std::uint32_t j : comp.joints) {
+      if (neighbours(j).size() <= 1) {
+        start = j;
+        break;
+      }
+    }
+    std::vector<std::uint32_t> order{start};
+    std::int64_t prev = -1;
+    std::uint32_t cur = start;
+    while (order.size() < comp.joints.size()) {
+      std::int64_t next = -1;
+      for (std::uint32_t k : neighbours(cur)) {
+        if (static_cast<std::int64_t>(k) != prev) next = k;
+      }
+      if (next < 0) break;
+      prev = cur;
+      cur = static_cast<std::uint32_t>(next);
+      order.push_back(cur);
+    }
+    chains_.push_back(std::move(order));
+  }
+  return true;
+}
+
+bool ChainDual::solve(const RowSet& rows, const BodyOperators& ops, const std::vector<int>& index,
+                      int /*m*/, std::uint64_t /*pattern*/, const Eigen::VectorXd& rhs,
+                      Eigen::VectorXd& sol) {
+  sol.resize(rhs.size());
+  const auto& w_a = rows.wa;
+  const auto& w_b = rows.wb;
+  auto& act = active_;
+  auto& sys = system_;
+  for (const auto& chain : chains_) {
+    const std::size_t K = chain.size();
+    act.resize(K);
+    for (std::size_t k = 0; k < K; ++k) {
+      act[k].clear();
+      for (std::size_t r = rows.item_begin[chain[k]]; r < rows.item_begin[chain[k] + 1]; ++r) {
+        if (index[r] >= 0) act[k].push_back(static_cast<int>(r));
+      }
+    }
+    sys.D.resize(K);
+    sys.b.resize(K);
+    sys.B.resize(K > 0 ? K - 1 : 0);
+    for (std::size_t k = 0; k < K; ++k) {
+      const Edge& j = items_[chain[k]];
+      const auto& rk = act[k];
+      const int nk = static_cast<int>(rk.size());
+      Eigen::MatrixXd& D = sys.D[k];
+      D.setZero(nk, nk);
+      sys.b[k].resize(nk);
+      for (int p = 0; p < nk; ++p) {
+        const auto& row = rows.rows[rk[p]];
+        sys.b[k][p] = rhs[index[rk[p]]];
+        D(p, p) += row.compliance;
+        for (int q = 0; q < nk; ++q) {
+          if (ops.dynamic(j.a)) D(p, q) += row.ga.dot(w_a[rk[q]]);
+          if (ops.dynamic(j.b)) D(p, q) += row.gb.dot(w_b[rk[q]]);
+        }
+      }
+      if (k + 1 == K) continue;
+      // Coupling through the body shared with the next item.
+      const Edge& jn = items_[chain[k + 1]];
+      const int s = (ops.dynamic(j.a) && (j.a == jn.a || j.a == jn.b)) ? j.a : j.b;
+      const auto& rn = act[k + 1];
+      Eigen::MatrixXd& B = sys.B[k];
+      B.setZero(nk, static_cast<int>(rn.size()));
+      for (int p = 0; p < nk; ++p) {
+        const Vec12& g = j.a == s ? rows.rows[rk[p]].ga : rows.rows[rk[p]].gb;
+        for (int q = 0; q < static_cast<int>(rn.size()); ++q) {
+          B(p, q) = g.dot(jn.a == s ? w_a[rn[q]] : w_b[rn[q]]);
+        }
+      }
+    }
+    if (!block_thomas_solve(sys, x_)) return false;
+    for (std::size_t k = 0; k < K; ++k) {
+      for (std::size_t p = 0; p < act[k].size(); ++p) sol[index[act[k][p]]] = x_[k][p];
+    }
+  }
+  return true;
+}
+
+}  // namespace mabd::detail

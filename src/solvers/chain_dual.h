@@ -1,0 +1,33 @@
+// The chain solver of the dual system (paper "Case I: Joint chain", Eq. chain-btd): with the
+// items of a chain numbered along it, S is block-tridiagonal (items k and k+1 share one body):
+//   D_k = sum over the bodies of item k of G_k H^{-1} G_k^T (+ compliance),
+//   B_k = G_k H_s^{-1} G_{k+1}^T for the body s shared by items k and k+1,
+// solved by block Thomas in O(K). The same lambda as the sparse solver, to round-off.
+#pragma once
+
+#include "solvers/block_thomas.h"
+#include "solvers/dual_solver.h"
+
+namespace mabd::detail {
+
+class ChainDual : public DualSolver {
+ public:
+  const char* name() const override { return "chain"; }
+  /// Orders the items of every chain component along its path; false (and no chains) if
+  /// some component is not a chain.
+  bool prepare(const DualTopology& topology) override;
+  bool solve(const RowSet& rows, const BodyOperators& ops, const std::vector<int>& index, int m,
+             std::uint64_t pattern, const Eigen::VectorXd& rhs, Eigen::VectorXd& sol) override;
+  /// Items of every chain in path order (after a successful prepare).
+  const std::vector<std::vector<std::uint32_t>>& chains() const { return chains_; }
+
+ private:
+  std::vector<std::vector<std::uint32_t>> chains_;
+  std::vector<Edge> items_;  ///< bodies of each item
+  // Scratch, kept between solves.
+  std::vector<std::vector<int>> active_;
+  BlockTridiagonal system_;
+  std::vector<Eigen::VectorXd> x_;
+};
+
+}  // namespace mabd::detail

@@ -1,0 +1,12 @@
+#include "solvers/cholesky_dual.h"
+
+namespace mabd::detail {
+
+bool CholeskyDual::solve(const RowSet& rows, const BodyOperators& /*ops*/,
+                         const std::vector<int>& index, int m, std::uint64_t pattern,
+                         const Eigen::VectorXd& rhs, Eigen::VectorXd& sol) {
+  assemble_dual(rows, index, trip_);
+  return solver_.solve(m, trip_, rhs, pattern, sol);
+}
+
+}  // namespace mabd::detail

@@ -1,0 +1,23 @@
+// The general dual solver (paper "Case IV: Joint graph", DESIGN section 3): S assembled body
+// by body as triplets and factored by the sparse Cholesky of sparse_dual.h (the analysis kept
+// while the active set is unchanged). Any topology; the fallback of the other solvers.
+#pragma once
+
+#include "solvers/dual_solver.h"
+#include "solvers/sparse_dual.h"
+
+namespace mabd::detail {
+
+class CholeskyDual : public DualSolver {
+ public:
+  const char* name() const override { return "sparse"; }
+  bool solve(const RowSet& rows, const BodyOperators& ops, const std::vector<int>& index, int m,
+             std::uint64_t pattern, const Eigen::VectorXd& rhs, Eigen::VectorXd& sol) override;
+  bool regularised() const override { return solver_.regularised(); }
+
+ private:
+  SparseDualSolver solver_;
+  std::vector<Eigen::Triplet<double>> trip_;
+};
+
+}  // namespace mabd::detail

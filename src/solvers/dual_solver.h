@@ -1,0 +1,46 @@
+// The interface of the dual solvers (paper Eq. dual, DESIGN section 3): each solves
+//   (S + diag(alpha)) lambda = b,   S = G H^{-1} G^T,
+// on the active rows of a RowSet, with H^{-1} applied through BodyOperators. One class per
+// solver, each owning its scratch: chain (chain_dual.h), tree (tree_dual.h), sparse Cholesky
+// (cholesky_dual.h), iterative (cg_dual.h). The closed-form ball chains bypass the rows
+// (ball_chain_dual.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+#include "solvers/body_operators.h"
+#include "solvers/row_set.h"
+
+namespace mabd::detail {
+
+class DualSolver {
+ public:
+  virtual ~DualSolver() = default;
+  /// The name the step statistics report ("chain", "tree", ...).
+  virtual const char* name() const = 0;
+  /// Plans for a topology (called when it changes). Returns false if this solver cannot
+  /// solve systems of that topology.
+  virtual bool prepare(const DualTopology& /*topology*/) { return true; }
+  /// True if solve reads rows.wa and rows.wb (the caller computes them first).
+  virtual bool needs_w(const BodyOperators& /*ops*/) const { return true; }
+  /// Solves for the active rows: index[r] is row r's position in rhs and sol (-1: inactive),
+  /// m the number of active rows, pattern a hash of the active set (equal sets, equal
+  /// hashes). Returns false if it could not (a singular pivot, no convergence): the caller
+  /// falls back to the sparse Cholesky.
+  virtual bool solve(const RowSet& rows, const BodyOperators& ops, const std::vector<int>& index,
+                     int m, std::uint64_t pattern, const Eigen::VectorXd& rhs,
+                     Eigen::VectorXd& sol) = 0;
+  /// True if the last solve regularised redundant rows (an over-constrained loop).
+  virtual bool regularised() const { return false; }
+};
+
+/// Triplets of S + diag(compliance) on the active rows (both triangles; compliances last),
+/// body by body: S_rs += g_r . W_s for the rows r, s at each dynamic body. Reads rows.wa, wb.
+void assemble_dual(const RowSet& rows, const std::vector<int>& index,
+                   std::vector<Eigen::Triplet<double>>& trip);
+
+}  // namespace mabd::detail

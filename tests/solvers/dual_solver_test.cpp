@@ -1,0 +1,336 @@
+// The dual solvers of src/solvers on row sets built directly (no world): every solver against
+// a dense solve of (S + diag(alpha)) lambda = G y + C, with H^{-1} = D(R) Hb^{-1} D(R)^T of
+// randomly rotated bodies supplied through BodyOperators.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "body/affine.h"
+#include "body/body_hessian.h"
+#include "solvers/ball_chain_dual.h"
+#include "solvers/cg_dual.h"
+#include "solvers/chain_dual.h"
+#include "solvers/cholesky_dual.h"
+#include "solvers/row_set.h"
+#include "solvers/tree_dual.h"
+
+namespace mabd::detail {
+namespace {
+
+/// Co-rotated polar bodies without corrections: H_i^{-1} v = D(R_i) Hb^{-1} D(R_i)^T v.
+class TestBodies : public BodyOperators {
+ public:
+  TestBodies(int n, std::mt19937& rng) {
+    std::uniform_real_distribution<double> u(-1, 1);
+    // Two kinds of body (factors shared as in a world with identical bodies).
+    factors_.push_back(BodyHessian::build(Vec3(0.02, 0.03, 0.05), 2.0, 0.002, 1e6, 4e6, 0.01));
+    factors_.push_back(BodyHessian::build(Vec3(0.1, 0.1, 0.4), 5.0, 0.005, 3e5, 1e6, 0.01));
+    for (int i = 0; i < n; ++i) {
+      R_.push_back(Eigen::Quaterniond(Eigen::Vector4d(u(rng), u(rng), u(rng), u(rng)).normalized())
+                       .toRotationMatrix());
+      q_.push_back(make_q(R_.back(), Vec3(u(rng), u(rng), u(rng))));
+      kind_.push_back(i % 2);
+    }
+    flags_.assign(n, 1);
+    set_dynamic_flags(flags_);
+  }
+  Vec12 solve_body(std::size_t i, const Vec12& v) const override {
+    Vec12 x;
+    x.tail<3>() = v.tail<3>();
+    for (int k = 0; k < 3; ++k) x.segment<3>(3 * k) = R_[i].transpose() * v.segment<3>(3 * k);
+    const Vec12 z = factor(i).solve(x);
+    Vec12 out;
+    out.tail<3>() = z.tail<3>();
+    for (int k = 0; k < 3; ++k) out.segment<3>(3 * k) = R_[i] * z.segment<3>(3 * k);
+    return out;
+  }
+  bool body_frame() const override { return true; }
+  const Mat3& rotation(std::size_t i) const override { return R_[i]; }
+  const BodyHessian& factor(std::size_t i) const override { return factors_[kind_[i]]; }
+  bool corrected(std::size_t) const override { return false; }
+  Mat3 correction_body_block(std::size_t, const Vec3&, const Vec3&) const override {
+    return Mat3::Zero();
+  }
+  void subtract_clique_correction(std::size_t, int, const Vec12*, const Vec12* const*,
+                                  double*) const override {}
+  const std::vector<Vec12>& q() const { return q_; }
+
+ private:
+  std::vector<BodyHessian> factors_;
+  std::vector<Mat3> R_;
+  std::vector<Vec12> q_;
+  std::vector<int> kind_;
+  std::vector<char> flags_;  ///< every body dynamic
+};
+
+/// The same bodies outside the body frame: solvers then read H^{-1} G^T (RowSet::wa, wb).
+class WorldFrameBodies : public TestBodies {
+ public:
+  using TestBodies::TestBodies;
+  bool body_frame() const override { return false; }
+};
+
+/// A problem: bodies, point links (ball joints) between them, and the row set of their
+/// point rows x_a(pa) - x_b(pb) = 0 at the bodies' q.
+struct Problem {
+  std::vector<PointLink> links;
+  DualTopology topology;
+  std::vector<Vec12> y;  ///< H^{-1} f per body
+  RowSet rows;
+};
+
+void build(Problem& p, const TestBodies& ops, const std::vector<Edge>& edges, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  const int n = static_cast<int>(ops.body_count());
+  p.topology.movable.assign(n, 1);
+  p.topology.items = edges;
+  for (int i = 0; i < n; ++i) p.y.push_back(Vec12::NullaryExpr([&] { return 1e-3 * u(rng); }));
+  const Vec12 world_q = make_q(Mat3::Identity(), Vec3::Zero());
+  p.rows.begin(ops, p.y);
+  for (const Edge& e : edges) {
+    PointLink l{e.a, e.b, Vec3(u(rng), u(rng), u(rng)), Vec3(u(rng), u(rng), u(rng)),
+                p.links.size() % 3 == 0 ? 1e-7 : 0.0};
+    p.links.push_back(l);
+    p.rows.begin_item(e.a, e.b);
+    const std::size_t first = p.rows.rows.size();
+    add_point_rows(e.a >= 0 ? ops.q()[e.a] : world_q, e.b >= 0 ? ops.q()[e.b] : world_q, l.pa,
+                   l.pb, p.rows.rows);
+    for (std::size_t r = first; r < p.rows.rows.size(); ++r) {
+      p.rows.rows[r].compliance = l.compliance;
+    }
+    p.rows.end_item();
+  }
+  p.rows.finish();
+}
+
+/// Dense reference: (G H^{-1} G^T + diag(alpha)) lambda = rhs, every row active.
+Eigen::VectorXd dense_solve(const RowSet& rows, const BodyOperators& ops) {
+  const int m = rows.size();
+  const int nb = static_cast<int>(ops.body_count());
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(m, 12 * nb);
+  Eigen::MatrixXd Hinv = Eigen::MatrixXd::Zero(12 * nb, 12 * nb);
+  for (int r = 0; r < m; ++r) {
+    if (rows.row_a[r] >= 0) G.block<1, 12>(r, 12 * rows.row_a[r]) += rows.rows[r].ga.transpose();
+    if (rows.row_b[r] >= 0) G.block<1, 12>(r, 12 * rows.row_b[r]) += rows.rows[r].gb.transpose();
+  }
+  for (int i = 0; i < nb; ++i) {
+    for (int c = 0; c < 12; ++c) {
+      Hinv.block<12, 1>(12 * i, 12 * i + c) = ops.solve_body(i, Vec12::Unit(c));
+    }
+  }
+  Eigen::MatrixXd S = G * Hinv * G.transpose();
+  for (int r = 0; r < m; ++r) S(r, r) += rows.rows[r].compliance;
+  const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(rows.rhs.data(), m);
+  return S.ldlt().solve(b);
+}
+
+double relative_difference(const Eigen::VectorXd& x, const Eigen::VectorXd& ref) {
+  return (x - ref).lpNorm<Eigen::Infinity>() / ref.lpNorm<Eigen::Infinity>();
+}
+
+/// Solves with `solver` (prepared for p's topology), every row active.
+Eigen::VectorXd solve_with(DualSolver& solver, Problem& p, const BodyOperators& ops) {
+  EXPECT_TRUE(solver.prepare(p.topology)) << solver.name();
+  if (solver.needs_w(ops)) p.rows.compute_w(ops);
+  const int m = p.rows.size();
+  std::vector<int> index(m);
+  for (int r = 0; r < m; ++r) index[r] = r;
+  const Eigen::VectorXd rhs = Eigen::Map<const Eigen::VectorXd>(p.rows.rhs.data(), m);
+  Eigen::VectorXd sol;
+  EXPECT_TRUE(solver.solve(p.rows, ops, index, m, 1, rhs, sol)) << solver.name();
+  return sol;
+}
+
+std::vector<Edge> chain_edges(int n) {  // body 0 hangs from the world, k from k - 1
+  std::vector<Edge> e{{-1, 0}};
+  for (int k = 1; k < n; ++k) e.push_back({k - 1, k});
+  return e;
+}
+
+std::vector<Edge> tree_edges(int n, int loops) {  // binary tree from the world, plus loops
+  std::vector<Edge> e{{-1, 0}};
+  for (int k = 1; k < n; ++k) e.push_back({(k - 1) / 2, k});
+  for (int l = 0; l < loops; ++l) e.push_back({n - 1 - 2 * l, n - 2 - 2 * l});
+  return e;
+}
+
+TEST(RowSet, RightHandSidesAndIncidence) {
+  std::mt19937 rng(3);
+  TestBodies ops(6, rng);
+  Problem p;
+  build(p, ops, chain_edges(6), rng);
+  ASSERT_EQ(p.rows.items(), 6u);
+  ASSERT_EQ(p.rows.size(), 18);
+  for (int r = 0; r < p.rows.size(); ++r) {
+    const Row& row = p.rows.rows[r];
+    double expect = row.c;
+    if (p.rows.row_a[r] >= 0) expect += row.ga.dot(p.y[p.rows.row_a[r]]);
+    if (p.rows.row_b[r] >= 0) expect += row.gb.dot(p.y[p.rows.row_b[r]]);
+    EXPECT_NEAR(p.rows.rhs[r], expect, 1e-15 * (1 + std::abs(expect)));
+    EXPECT_EQ(p.rows.row_item[r], static_cast<std::uint32_t>(r / 3));
+  }
+  // Body k carries the rows of items k and k + 1 (the last body only its own).
+  for (int k = 0; k < 6; ++k) EXPECT_EQ(p.rows.rows_of[k].size(), k < 5 ? 6u : 3u);
+  EXPECT_FALSE(p.rows.inequalities);
+}
+
+TEST(DualSolvers, ChainMatchesDense) {
+  std::mt19937 rng(5);
+  WorldFrameBodies ops(40, rng);
+  Problem p;
+  build(p, ops, chain_edges(40), rng);
+  const Eigen::VectorXd ref = dense_solve(p.rows, ops);
+  ChainDual chain;
+  EXPECT_LT(relative_difference(solve_with(chain, p, ops), ref), 1e-9);
+  CholeskyDual sparse;
+  EXPECT_LT(relative_difference(solve_with(sparse, p, ops), ref), 1e-9);
+  EXPECT_STREQ(chain.name(), "chain");
+}
+
+TEST(DualSolvers, ChainRefusesATree) {
+  std::mt19937 rng(6);
+  TestBodies ops(7, rng);
+  Problem p;
+  build(p, ops, tree_edges(7, 0), rng);
+  ChainDual chain;
+  EXPECT_FALSE(chain.prepare(p.topology));
+  EXPECT_TRUE(chain.chains().empty());
+}
+
+TEST(DualSolvers, TreeWithLoopsMatchesDenseInBothFrames) {
+  for (int frame = 0; frame < 2; ++frame) {
+    std::mt19937 rng(7);
+    TestBodies body_ops(31, rng);
+    std::mt19937 rng2(7);
+    WorldFrameBodies world_ops(31, rng2);
+    const BodyOperators& ops = frame == 0 ? static_cast<const BodyOperators&>(body_ops) : world_ops;
+    Problem p;
+    build(p, frame == 0 ? body_ops : world_ops, tree_edges(31, 2), rng);
+    const Eigen::VectorXd ref = dense_solve(p.rows, ops);
+    TreeDual tree;
+    EXPECT_EQ(tree.needs_w(ops), frame == 1);
+    EXPECT_LT(relative_difference(solve_with(tree, p, ops), ref), 1e-9) << "frame " << frame;
+    ASSERT_EQ(tree.plan().components.size(), 1u);
+    EXPECT_EQ(tree.plan().components[0].loop_joints.size(), 2u);
+  }
+}
+
+TEST(DualSolvers, TreeWithSparseComponentsMatchesDense) {
+  std::mt19937 rng(8);
+  WorldFrameBodies ops(30, rng);
+  // Two components: a chain of bodies 0-14 and a tree with loops on bodies 15-29.
+  std::vector<Edge> edges = chain_edges(15);
+  for (const Edge& e : tree_edges(15, 3)) edges.push_back({e.a < 0 ? -1 : e.a + 15, e.b + 15});
+  Problem p;
+  build(p, ops, edges, rng);
+  const Eigen::VectorXd ref = dense_solve(p.rows, ops);
+  TreeDual tree;
+  ASSERT_TRUE(tree.prepare(p.topology));
+  ASSERT_EQ(tree.plan().components.size(), 2u);
+  std::vector<char> sparse(2, 0);
+  for (std::size_t c = 0; c < 2; ++c) sparse[c] = !tree.plan().components[c].loop_joints.empty();
+  p.rows.compute_w(ops);
+  const int m = p.rows.size();
+  std::vector<int> index(m);
+  for (int r = 0; r < m; ++r) index[r] = r;
+  const Eigen::VectorXd rhs = Eigen::Map<const Eigen::VectorXd>(p.rows.rhs.data(), m);
+  tree.set_sparse_components(sparse);
+  EXPECT_TRUE(tree.mixed());
+  EXPECT_STREQ(tree.name(), "tree+sparse");
+  Eigen::VectorXd sol;
+  ASSERT_TRUE(tree.solve(p.rows, ops, index, m, 1, rhs, sol));
+  EXPECT_LT(relative_difference(sol, ref), 1e-9);
+}
+
+TEST(DualSolvers, InactiveRowsAreLeftOut) {
+  // Every third row inactive: the solvers solve the system of the others.
+  std::mt19937 rng(9);
+  WorldFrameBodies ops(15, rng);
+  Problem p;
+  build(p, ops, tree_edges(15, 1), rng);
+  p.rows.compute_w(ops);
+  const int n = p.rows.size();
+  std::vector<int> index(n);
+  int m = 0;
+  for (int r = 0; r < n; ++r) index[r] = r % 3 == 2 ? -1 : m++;
+  Eigen::VectorXd rhs(m);
+  for (int r = 0; r < n; ++r) {
+    if (index[r] >= 0) rhs[index[r]] = p.rows.rhs[r];
+  }
+  // Reference: the dense system of the active rows.
+  RowSet active = p.rows;
+  std::vector<Row> kept;
+  std::vector<std::int32_t> ka, kb;
+  std::vector<double> krhs;
+  for (int r = 0; r < n; ++r) {
+    if (index[r] < 0) continue;
+    kept.push_back(p.rows.rows[r]);
+    ka.push_back(p.rows.row_a[r]);
+    kb.push_back(p.rows.row_b[r]);
+    krhs.push_back(p.rows.rhs[r]);
+  }
+  active.rows = kept;
+  active.row_a = ka;
+  active.row_b = kb;
+  active.rhs = krhs;
+  const Eigen::VectorXd ref = dense_solve(active, ops);
+  TreeDual tree;
+  CholeskyDual sparse;
+  CgDual cg;
+  cg.set_limits(1e-12, 500);
+  for (DualSolver* solver : std::vector<DualSolver*>{&tree, &sparse, &cg}) {
+    ASSERT_TRUE(solver->prepare(p.topology));
+    Eigen::VectorXd sol;
+    ASSERT_TRUE(solver->solve(p.rows, ops, index, m, 2, rhs, sol)) << solver->name();
+    EXPECT_LT(relative_difference(sol, ref), 1e-8) << solver->name();
+  }
+}
+
+TEST(DualSolvers, IterativeMatchesDenseAndReportsIterations) {
+  std::mt19937 rng(10);
+  WorldFrameBodies ops(31, rng);
+  Problem p;
+  build(p, ops, tree_edges(31, 4), rng);
+  const Eigen::VectorXd ref = dense_solve(p.rows, ops);
+  CgDual cg;
+  cg.set_limits(1e-12, 1000);
+  EXPECT_LT(relative_difference(solve_with(cg, p, ops), ref), 1e-8);
+  EXPECT_TRUE(cg.result().converged);
+  EXPECT_GT(cg.result().iterations, 0);
+  // Warm-started from the solution, it has nothing left to do.
+  cg.warm_start(std::vector<double>(ref.data(), ref.data() + ref.size()));
+  EXPECT_LT(relative_difference(solve_with(cg, p, ops), ref), 1e-8);
+  EXPECT_EQ(cg.result().iterations, 0);
+}
+
+TEST(BallChainDual, MatchesDenseMultipliersAndIncrement) {
+  std::mt19937 rng(11);
+  TestBodies ops(25, rng);
+  Problem p;
+  build(p, ops, chain_edges(25), rng);
+  const Eigen::VectorXd ref = dense_solve(p.rows, ops);
+  ChainDual chain;
+  ASSERT_TRUE(chain.prepare(p.topology));
+  BallChainDual ball;
+  ball.prepare(chain.chains(), p.links, ops);
+  ASSERT_TRUE(ball.ready());
+  std::vector<Vec12> y = p.y;
+  std::vector<double> lambda;
+  ASSERT_TRUE(ball.solve(ops, ops.q(), y, lambda));
+  const Eigen::VectorXd got = Eigen::Map<const Eigen::VectorXd>(lambda.data(), lambda.size());
+  EXPECT_LT(relative_difference(got, ref), 1e-9);
+  // dq = y - H^{-1} G^T lambda, body by body.
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    Vec12 f = Vec12::Zero();
+    for (int r : p.rows.rows_of[i]) f += p.rows.g_of(r, i) * ref[r];
+    const Vec12 expect = p.y[i] - ops.solve_body(i, f);
+    EXPECT_LT((y[i] - expect).lpNorm<Eigen::Infinity>(),
+              1e-9 * expect.lpNorm<Eigen::Infinity>() + 1e-15);
+  }
+}
+
+}  // namespace
+}  // namespace mabd::detail
