@@ -28,6 +28,9 @@ struct IkOptions {
   /// Largest change of a joint per iteration (rad or m): keeps the linearisation valid.
   double max_step = 0.2;
   bool respect_limits = true;  ///< keep hinge and prismatic coordinates within their limits
+  /// Joint coordinates to start from (one per chain joint); empty: the world's current ones.
+  /// A start away from singular poses (a straight arm) converges more often.
+  std::vector<double> start;
 };
 
 struct IkResult {

@@ -31,7 +31,7 @@ coll = {
     6: [("cylinder", (0.044, 0, 0), (0, pi/2, 0), (0.05, 0.088)), ("sphere", (0, 0, 0), (0, 0, 0), (0.05,))],
     7: [("cylinder", (0, 0, 0.05), (0, 0, 0), (0.045, 0.1))],
 }
-def f(x): return ("%.10g" % x) if abs(x) > 1e-15 else "0"
+def f(x): return repr(float(x)) if abs(x) > 1e-15 else "0"  # shortest round-trip form
 def v(t): return " ".join(f(x) for x in t)
 def geom(kind, dims):
     if kind == "cylinder": return f'<cylinder radius="{f(dims[0])}" length="{f(dims[1])}"/>'

@@ -223,7 +223,24 @@ IkResult solve_ik(const World& world, const std::vector<JointId>& chain, BodyId 
       if (x.limited) d[i] = std::clamp(x.now + d[i], x.lower, x.upper) - x.now;
     }
   };
+  if (!o.start.empty()) {
+    if (o.start.size() != s.size()) {
+      throw InvalidArgument("inverse kinematics: " + std::to_string(o.start.size()) +
+                            " start coordinates for " + std::to_string(s.size()) + " joints");
+    }
+    for (Eigen::Index i = 0; i < n; ++i) {
+      d[i] = o.start[static_cast<std::size_t>(i)] - s[static_cast<std::size_t>(i)].now;
+    }
+  }
   clamp();  // a start outside the limits starts at them
+  // Joints held at a limit by the last step: their column leaves the least-squares problem
+  // while the step would push them further out (an active set), so the other joints move.
+  auto at_limit_outward = [&](Eigen::Index i, double step) {
+    const Screw& x = s[static_cast<std::size_t>(i)];
+    if (!o.respect_limits || !x.limited) return false;
+    const double v = x.now + d[i];
+    return (v <= x.lower && step < 0) || (v >= x.upper && step > 0);
+  };
   for (r.iterations = 0;; ++r.iterations) {
     const Rigid t = forward(s, t0, d, &J);
     const Vec3 ep = target.position - t.p, eo = rotation_error(Rt, t.R);
@@ -240,9 +257,21 @@ IkResult solve_ik(const World& world, const std::vector<JointId>& chain, BodyId 
       e.tail<3>() = w * eo;
       Jw.bottomRows<3>() = w * J.bottomRows<3>();
     }
-    Eigen::MatrixXd A = Jw * Jw.transpose();
-    A.diagonal().array() += o.damping * o.damping;
-    Eigen::VectorXd step = Jw.transpose() * A.ldlt().solve(e);
+    Eigen::VectorXd step;
+    for (int pass = 0; pass < 3; ++pass) {
+      Eigen::MatrixXd A = Jw * Jw.transpose();
+      A.diagonal().array() += o.damping * o.damping;
+      step = Jw.transpose() * A.ldlt().solve(e);
+      bool dropped = false;
+      for (Eigen::Index i = 0; i < n; ++i) {
+        if (Jw.col(i).squaredNorm() > 0 && at_limit_outward(i, step[i])) {
+          Jw.col(i).setZero();
+          step[i] = 0;
+          dropped = true;
+        }
+      }
+      if (!dropped) break;
+    }
     const double big = step.cwiseAbs().maxCoeff();
     if (big > o.max_step) step *= o.max_step / big;
     d += step;

@@ -68,6 +68,14 @@ Pose pose_of(const Eigen::Isometry3d& t) {
 
 double angle_between(const Quat& a, const Quat& b) { return a.angularDistance(b); }
 
+/// Franka's "ready" pose: the elbow bent, the flange down (away from the straight-arm
+/// singularity of the zero pose).
+IkOptions from_ready() {
+  IkOptions o;
+  o.start = {0, -kPi / 4, 0, -3 * kPi / 4, 0, kPi / 2, kPi / 4};
+  return o;
+}
+
 TEST(ArmChain, FindsThePandaJointsBaseFirst) {
   const Panda p = load_panda();
   ASSERT_EQ(p.chain.size(), 7u);
@@ -99,7 +107,7 @@ TEST(SolveIk, ReachesPosesOfTheTable) {
   double worst_p = 0, worst_o = 0;
   for (int k = 0; k < 20; ++k) {
     const Pose target = pose_of(flange(random_configuration(rng)));
-    const IkResult r = solve_ik(p.world, p.chain, p.ee, p.tool, target);
+    const IkResult r = solve_ik(p.world, p.chain, p.ee, p.tool, target, from_ready());
     if (!r.converged) continue;
     ++converged;
     // Checked with the table, not with the solver's own forward kinematics.
@@ -111,7 +119,7 @@ TEST(SolveIk, ReachesPosesOfTheTable) {
       EXPECT_LE(r.positions[i], kUpper[i] + 1e-12);
     }
   }
-  std::printf("  IK from the zero pose: %d of 20 random reachable poses, worst error %.2e m, "
+  std::printf("  IK from the ready pose: %d of 20 random reachable poses, worst error %.2e m, "
               "%.2e rad\n", converged, worst_p, worst_o);
   // Local damped least squares from one start can stop at a joint limit for far targets;
   // most targets are reached, each to the tolerance.
@@ -122,11 +130,11 @@ TEST(SolveIk, ReachesPosesOfTheTable) {
 
 TEST(SolveIk, DrivenArmArrivesWhereTheSolutionSays) {
   Panda p = load_panda(/*gravity=*/false);
-  // A reachable target near the start: 10 cm forward and down, the flange still down.
-  const Pose start = chain_pose(p.world, p.chain, p.ee, p.tool, std::vector<double>(7, 0.0));
-  Pose target = start;
+  // A target 10 cm forward, 5 cm aside and 10 cm down from the ready pose, flange down.
+  const Pose ready = chain_pose(p.world, p.chain, p.ee, p.tool, from_ready().start);
+  Pose target = ready;
   target.position += Vec3(0.1, 0.05, -0.1);
-  const IkResult r = solve_ik(p.world, p.chain, p.ee, p.tool, target);
+  const IkResult r = solve_ik(p.world, p.chain, p.ee, p.tool, target, from_ready());
   ASSERT_TRUE(r.converged) << r.position_error << " m, " << r.orientation_error << " rad";
   for (std::size_t i = 0; i < p.chain.size(); ++i) {
     p.world.set_drive(p.chain[i], JointDrive{DriveMode::Position, r.positions[i], 400, 40});
