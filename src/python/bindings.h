@@ -167,6 +167,7 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls);
 void bind_state(py::module_& m, py::class_<PyWorld>& cls);
 void bind_io(py::module_& m, py::class_<PyWorld>& cls);
 void bind_batch(py::module_& m);
+void bind_robotics(py::module_& m);
 
 /// A new world from a scene: its text, the name used in messages and the mesh directory.
 std::unique_ptr<PyWorld> world_from_scene_text(const std::string& text, const std::string& name,

@@ -10,9 +10,43 @@
 
 namespace mabd::python {
 
+namespace {
+
+bool is_model(const std::string& name) {
+  const std::string ext = std::filesystem::path(name).extension().string();
+  return ext == ".urdf" || ext == ".xml" || ext == ".mjcf";
+}
+
+/// A robot model (URDF, MJCF) from its text: read from its file in base_dir when that still
+/// holds the same text (its meshes resolve there), else from a temporary copy.
+Scene model_from_text(const std::string& text, const std::string& name,
+                      const std::string& base_dir) {
+  const std::filesystem::path original =
+      std::filesystem::path(base_dir) / std::filesystem::path(name).filename();
+  std::ifstream in(original, std::ios::binary);
+  std::ostringstream now;
+  if (in) now << in.rdbuf();
+  if (in && now.str() == text) return load_scene(original.string());
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("mabd-model-" + std::to_string(std::hash<std::string>{}(text)));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path copy = dir / std::filesystem::path(name).filename();
+  {
+    std::ofstream out(copy, std::ios::binary);
+    out << text;
+  }
+  Scene scene = load_scene(copy.string());
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return scene;
+}
+
+}  // namespace
+
 std::unique_ptr<PyWorld> world_from_scene_text(const std::string& text, const std::string& name,
                                                const std::string& base_dir) {
-  Scene scene = parse_scene(text, name, base_dir);
+  Scene scene = is_model(name) ? model_from_text(text, name, base_dir)
+                               : parse_scene(text, name, base_dir);
   scene.path = name;
   World world = build_world(scene);
   return std::make_unique<PyWorld>(std::move(world), SceneSource{text, name, base_dir},

@@ -27,5 +27,6 @@ the views or copy them (``q.copy()``) first. Every other array a method returns 
   bind_state(m, world);
   bind_io(m, world);
   bind_batch(m);
+  bind_robotics(m);
   m.attr("__version__") = MABD_VERSION;
 }
