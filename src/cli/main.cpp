@@ -87,7 +87,7 @@ int run_main(int argc, char** argv) {
   std::int64_t run_steps = 0;
   OverrideOptions run_overrides;
   CLI::App* run_app = app.add_subcommand("run", "Simulate a scene");
-  run_app->add_option("scene", run.scene, "Scene file (JSON)")->required();
+  run_app->add_option("scene", run.scene, "Scene file (JSON) or robot model (.urdf, .xml, .mjcf)")->required();
   CLI::Option* run_steps_option = run_app->add_option(
       "--steps", run_steps, "Number of steps (default: the scene's settings.steps)");
   run_overrides.add(*run_app, true);
@@ -131,7 +131,7 @@ int run_main(int argc, char** argv) {
   OverrideOptions bench_overrides;
   CLI::App* bench_app =
       app.add_subcommand("bench", "Time the steps of a scene; prints one JSON line");
-  bench_app->add_option("scene", bench.scene, "Scene file (JSON)")->required();
+  bench_app->add_option("scene", bench.scene, "Scene file (JSON) or robot model (.urdf, .xml, .mjcf)")->required();
   CLI::Option* bench_steps_option = bench_app->add_option(
       "--steps", bench_steps, "Number of timed steps (default: the scene's settings.steps)");
   bench_overrides.add(*bench_app, true);
@@ -147,7 +147,7 @@ int run_main(int argc, char** argv) {
   // ---- info ---------------------------------------------------------------------------
   InfoOptions info;
   CLI::App* info_app = app.add_subcommand("info", "Summarise a scene");
-  info_app->add_option("scene", info.scene, "Scene file (JSON)")->required();
+  info_app->add_option("scene", info.scene, "Scene file (JSON) or robot model (.urdf, .xml, .mjcf)")->required();
   info_app->callback([&] { action = [&] { return info_command(info); }; });
 
   // ---- plot ---------------------------------------------------------------------------
