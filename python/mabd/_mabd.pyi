@@ -205,6 +205,7 @@ class JointDef:
     spring: Optional[JointSpring]
     drive: Optional[JointDrive]
     compliance: float  # m/N
+    frames: Optional[Tuple[Tuple[_Array, _Array], Tuple[_Array, _Array]]]  # m, (w, x, y, z)
     def __init__(self, *, name: str = ..., type: JointType = ..., body_a: Optional[int] = ...,
                  body_b: Optional[int] = ..., anchor: _Vec3 = ..., axis: _Vec3 = ...,
                  axes: Sequence[_Vec3] = ..., limits: Optional[JointLimits] = ...,

@@ -89,6 +89,29 @@ void bind_joints(py::module_& m) {
       .field("spring", &JointDef::spring, "JointSpring or None")
       .field("drive", &JointDef::drive, "JointDrive or None (hinge, prismatic)")
       .field("compliance", &JointDef::compliance, "compliance of every row (m/N); 0 = exact")
+      .property(
+          "frames",
+          [](const JointDef& d) -> py::object {
+            if (!d.frames) return py::none();
+            auto side = [](const Pose& p) {
+              return py::make_tuple(p.position, quat_to_vec(p.orientation));
+            };
+            return py::make_tuple(side(d.frames->a), side(d.frames->b));
+          },
+          [](JointDef& d, const py::object& v) {
+            if (v.is_none()) {
+              d.frames.reset();
+              return;
+            }
+            const auto sides = v.cast<std::pair<std::pair<Vec3, Vec4>, std::pair<Vec3, Vec4>>>();
+            JointFrames f;
+            f.a = Pose{sides.first.first, vec_to_quat(sides.first.second).normalized()};
+            f.b = Pose{sides.second.first, vec_to_quat(sides.second.second).normalized()};
+            d.frames = f;
+          },
+          "None, or ((position, (w, x, y, z)) in body_a's frame, (position, (w, x, y, z)) in "
+          "body_b's frame): the joint defined by a frame fixed in each body (m), its coordinate "
+          "zero where the frames coincide; anchor and axes are then ignored")
       .finish();
 
   StructBinder<JointWrench> wrench(m, "JointWrench",

@@ -64,3 +64,23 @@ def test_cartesian_line_ends():
     np.testing.assert_allclose(np.abs(q[-1]), [0, 0, 0, 1], atol=1e-15)
     with pytest.raises(ValueError):
         mabd.cartesian_line((0, 0, 0), (1, 0, 0, 0), (1, 2, 3), (0, 0, 0, 1), 0)
+
+
+def test_joint_defined_by_frames_from_python():
+    # A rod hinged to the world about y, its joint frame at the rod's end; the hinge axis is
+    # the frames' z, turned onto y by a rotation of -90 deg about x.
+    import math as m
+    c, s = m.cos(-m.pi / 4), m.sin(-m.pi / 4)
+    w = mabd.World(dt=1e-3, gravity=(0, 0, -9.81))
+    w.add_body(mabd.BodyDef(name="rod", shape=mabd.ShapeDef.box((1, 0.02, 0.02)), mass=1,
+                            position=(0.5, 0, 0)))
+    j = mabd.JointDef(name="pin", type=mabd.JointType.Hinge, body_a=None, body_b=0,
+                      frames=(((0, 0, 0), (c, s, 0, 0)), ((-0.5, 0, 0), (c, s, 0, 0))))
+    assert j.frames is not None
+    assert pickle.loads(pickle.dumps(j)).frames[1][0][0] == -0.5
+    w.add_joint(j)
+    w.step(200)
+    # It swings down about y: its centre stays 0.5 m from the pivot, in the xz plane.
+    p = w.positions()[0]
+    assert abs(p[1]) < 1e-6 and abs(np.hypot(p[0], p[2]) - 0.5) < 1e-3 and p[2] < -0.05
+    assert w.joint_position("pin") != 0
