@@ -21,6 +21,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -324,18 +325,46 @@ int main(int argc, char** argv) {
 #ifdef MABD_HAVE_MUJOCO
   engines.push_back("mujoco");
 #endif
+  auto fail = [](const std::string& what) {
+    std::fprintf(stderr, "compare_peers: %s\n", what.c_str());
+    return 2;
+  };
+  /// A number from the whole of `text`, or nullopt.
+  auto number = [](const std::string& text) -> std::optional<double> {
+    std::size_t used = 0;
+    try {
+      const double v = std::stod(text, &used);
+      if (used == text.size() && std::isfinite(v)) return v;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  };
+  if (argc % 2 == 0) return fail(std::string("option ") + argv[argc - 1] + " needs a value");
   for (int a = 1; a + 1 < argc; a += 2) {
     const std::string key = argv[a], value = argv[a + 1];
     if (key == "--links") {
       sizes.clear();
-      for (const auto& v : split(value)) sizes.push_back(std::stoi(v));
+      for (const auto& v : split(value)) {
+        const auto n = number(v);
+        if (!n || *n < 1 || *n != std::floor(*n) || *n > 1e8) {
+          return fail("--links: '" + v + "' is not a whole number of links from 1 to 1e8");
+        }
+        sizes.push_back(static_cast<int>(*n));
+      }
+      if (sizes.empty()) return fail("--links: no sizes given");
     } else if (key == "--seconds") {
-      seconds = std::stod(value);
+      const auto t = number(value);
+      if (!t || *t <= 0) return fail("--seconds: '" + value + "' is not a positive number");
+      seconds = *t;
     } else if (key == "--engines") {
       engines = split(value);
+      for (const auto& e : engines) {
+        if (e != "mabd" && e != "bullet" && e != "mujoco") {
+          return fail("--engines: unknown engine '" + e + "' (known: mabd, bullet, mujoco)");
+        }
+      }
     } else {
-      std::fprintf(stderr, "compare_peers: unknown option %s\n", key.c_str());
-      return 2;
+      return fail("unknown option " + key + " (known: --links, --seconds, --engines)");
     }
   }
   const std::vector<double> steps = {1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2e-4, 1e-4};

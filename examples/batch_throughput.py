@@ -4,9 +4,11 @@ serial Python loop over clones, by a WorldBatch on 1 and 2 threads, and (under m
 over MPI ranks with mabd.mpi.run_sharded. Every variant gives the same coordinates bit for bit;
 the script checks it and exits 1 if not.
 
-    python3 examples/batch_throughput.py --scene scenes/heavy_chain.json --worlds 64
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \\
-        mpirun -n 2 --oversubscribe python3 examples/batch_throughput.py --mpi
+    export PYTHONPATH=build/python      # the package built by `make build` (or installed)
+    /usr/bin/python3 examples/batch_throughput.py --scene scenes/heavy_chain.json --worlds 64
+    mpirun -n 2 /usr/bin/python3 examples/batch_throughput.py --mpi
+    # as root, OpenMPI also wants OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # and, with more ranks than cores, --oversubscribe
 
 Each world gets its own parameter: world i's initial state is the scene stepped i times
 (a sweep over start times), so that the copies differ.

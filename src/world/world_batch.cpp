@@ -187,21 +187,22 @@ void WorldBatch::rollout(const std::vector<WorldState>& initial, int steps,
                           " initial states for " + std::to_string(n) +
                           " worlds (give 1 or one per world)");
   }
-  // Every state is checked on a copy first, so that a bad one leaves the worlds unchanged.
-  std::vector<World> trial;
-  for (std::size_t s = 0; s < initial.size(); ++s) {
-    World probe = impl_->worlds[s].clone();
+  // restore_state leaves a world unchanged when it throws; the worlds restored before a bad
+  // state get their own states back, so that nothing changes.
+  std::vector<WorldState> before;
+  before.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t s = initial.size() == 1 ? 0 : i;
+    before.push_back(impl_->worlds[i].save_state());
     try {
-      probe.restore_state(initial[s]);
+      impl_->worlds[i].restore_state(initial[s]);
     } catch (const InvalidArgument& e) {
+      for (std::size_t k = 0; k < i; ++k) impl_->worlds[k].restore_state(before[k]);
       throw InvalidArgument("batch rollout: initial state " + std::to_string(s) + ": " +
                             e.what());
     }
   }
-  for (std::size_t i = 0; i < n; ++i) {
-    impl_->worlds[i].restore_state(initial[initial.size() == 1 ? 0 : i]);
-    impl_->errors[i].clear();
-  }
+  for (auto& e : impl_->errors) e.clear();
   impl_->run(steps, control, record);
 }
 

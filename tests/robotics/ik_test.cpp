@@ -145,6 +145,21 @@ TEST(SolveIk, DrivenArmArrivesWhereTheSolutionSays) {
   EXPECT_LT((flange_now - target.position).norm(), 1e-3);
 }
 
+TEST(SolveIk, RejectsBadInput) {
+  const Panda p = load_panda();
+  Pose target = chain_pose(p.world, p.chain, p.ee, p.tool, from_ready().start);
+  EXPECT_THROW(solve_ik(p.world, {}, p.ee, p.tool, target), InvalidArgument);
+  IkOptions short_start;
+  short_start.start = {0, 0};
+  EXPECT_THROW(solve_ik(p.world, p.chain, p.ee, p.tool, target, short_start), InvalidArgument);
+  IkOptions bad;
+  bad.max_step = 0;
+  EXPECT_THROW(solve_ik(p.world, p.chain, p.ee, p.tool, target, bad), InvalidArgument);
+  target.position.x() = std::nan("");
+  EXPECT_THROW(solve_ik(p.world, p.chain, p.ee, p.tool, target), InvalidArgument);
+  EXPECT_THROW(chain_pose(p.world, p.chain, p.ee, p.tool, {0.0}), InvalidArgument);
+}
+
 TEST(CartesianLine, InterpolatesPositionsAndOrientations) {
   const Pose a{Vec3(0, 0, 0), Quat::Identity()};
   const Pose b{Vec3(1, 2, 3), Quat(Eigen::AngleAxisd(1.0, Vec3::UnitZ()))};

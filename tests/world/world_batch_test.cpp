@@ -158,6 +158,11 @@ TEST(WorldBatch, RolloutFromGivenStates) {
   const auto before = states(batch.world(0));
   EXPECT_THROW(batch.rollout({moved.save_state(), moved.save_state()}, 1), InvalidArgument);
   EXPECT_EQ(states(batch.world(0))[0], before[0]);
+  // A state of another model, after a good one: rejected, the first world restored too.
+  World other(WorldSettings{});
+  const auto before_all = states(batch.world(0));
+  EXPECT_THROW(batch.rollout({initial[0], other.save_state(), initial[2]}, 1), InvalidArgument);
+  EXPECT_EQ(states(batch.world(0))[0], before_all[0]);
   EXPECT_THROW(WorldBatch(proto, 0), InvalidArgument);
   EXPECT_THROW(WorldBatch(proto, 2, 0), InvalidArgument);
 }
