@@ -1,5 +1,8 @@
 // mabd.WorldBatch: n copies of a world stepped on a thread pool with the GIL released, state as
 // arrays with a leading batch dimension (include/mabd/batch.h).
+#include <algorithm>
+#include <limits>
+
 #include "python/bindings.h"
 
 namespace mabd::python {
@@ -11,7 +14,6 @@ struct PyBatch {
       : batch(proto.world, n, threads), seed(seed) {}
   WorldBatch batch;
   std::uint64_t seed;
-  std::vector<JointId> joint_ids;  ///< scratch: the joints of the last control call
 };
 
 WorldState state_of(const py::bytes& b) {
