@@ -75,8 +75,7 @@ enum class ContactModel {
 
 /// Contact parameters ("settings.contact" in scene files).
 struct ContactSettings {
-  /// Off by default: scenes and programs opt in (contact between two moving bodies is not
-  /// there yet).
+  /// Off by default: scenes and programs opt in.
   ContactModel model = ContactModel::None;
   /// Penalty: time constant tau (s) of the contact spring, k = m_eff / tau^2; 0 means 2 dt.
   /// A resting body sinks by about g tau^2 (times its share of the load per contact row).
@@ -88,6 +87,13 @@ struct ContactSettings {
   double margin = 1e-3;
   /// Coulomb friction on/off (coefficients come from the bodies' materials).
   bool friction = true;
+  /// Contact between two dynamic bodies of different articulations (bodies not connected
+  /// through joints between dynamic bodies). Their rows join the joint solve through a Schur
+  /// complement over it (DESIGN section 7).
+  bool bodies = true;
+  /// Contact between two dynamic bodies of the same articulation (self-collision). Bodies
+  /// that share a joint never collide (World::exclude_collision excludes other pairs).
+  bool self_collision = false;
 };
 
 /// Solver for the dual system S lambda = b (paper sections "Case I" to "Case IV").

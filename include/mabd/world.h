@@ -45,6 +45,13 @@ struct StepStats {
   /// (velocities, limit impacts, joint state and wrenches).
   double detect_ms = 0, predict_ms = 0, body_ms = 0, rows_ms = 0, dual_ms = 0, check_ms = 0,
          finish_ms = 0;
+  /// Wall-clock time (ms) of the contact solve between dynamic bodies (their rows' responses
+  /// through the joint solve, the complementarity problem and the increment), a phase of its
+  /// own beside the ones above.
+  double contact_ms = 0;
+  /// Contact between dynamic bodies in the last Newton iteration: pushing points, and
+  /// Gauss-Seidel sweeps and active-set solves of the complementarity problem.
+  int body_contacts = 0, contact_sweeps = 0, contact_pivots = 0;
 };
 
 /// A joint's anchor and axis at the current configuration (World::joint_frame), world frame.
@@ -56,7 +63,9 @@ struct JointFrame {
 /// One contact point between a dynamic body and a collider after a step (world frame, SI).
 struct ContactInfo {
   BodyId body;                   ///< the dynamic body
-  BodyId collider;               ///< the static or kinematic body it touches
+  /// The body it touches: a static or kinematic body, or another dynamic body (then
+  /// collider.index > body.index and the force on it is the opposite of `force`).
+  BodyId collider;
   Vec3 point = Vec3::Zero();     ///< contact point on the body (m)
   Vec3 normal = Vec3::UnitZ();   ///< unit normal from the collider towards the body
   double depth = 0;              ///< penetration (m), > 0 when overlapping

@@ -237,6 +237,8 @@ class ContactSettings:
     damping_ratio: float
     margin: float
     friction: bool
+    bodies: bool
+    self_collision: bool
     def __init__(self, **fields: Any) -> None: ...
 
 class WorldSettings:
@@ -270,6 +272,8 @@ class StepStats:
     detect_ms: float
     body_ms: float
     dual_ms: float
+    contact_ms: float
+    body_contacts: int
 
 class ComponentSummary:
     kind: str

@@ -54,8 +54,8 @@ int bench_command(const BenchOptions& options) {
   std::vector<Phase> phases = {
       {"detect", &StepStats::detect_ms, {}}, {"predict", &StepStats::predict_ms, {}},
       {"body", &StepStats::body_ms, {}},     {"rows", &StepStats::rows_ms, {}},
-      {"dual", &StepStats::dual_ms, {}},     {"check", &StepStats::check_ms, {}},
-      {"finish", &StepStats::finish_ms, {}}};
+      {"dual", &StepStats::dual_ms, {}},     {"contact", &StepStats::contact_ms, {}},
+      {"check", &StepStats::check_ms, {}},   {"finish", &StepStats::finish_ms, {}}};
   std::vector<double> step_ms;
   step_ms.reserve(static_cast<std::size_t>(steps));
   for (Phase& phase : phases) phase.values.reserve(static_cast<std::size_t>(steps));

@@ -127,6 +127,9 @@ std::string contact_description(const WorldSettings& settings) {
   }
   text += ", margin " + num(c.margin) + " m, friction ";
   text += c.friction ? "on" : "off";
+  text += ", between bodies ";
+  text += c.bodies ? (c.self_collision ? "on (self-collision on)" : "on (self-collision off)")
+                   : (c.self_collision ? "self-collision only" : "off");
   return text;
 }
 

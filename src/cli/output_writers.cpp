@@ -270,6 +270,8 @@ void StatsJsonlWriter::write(const World& world) {
   line["detect_ms"] = stats.detect_ms;
   line["body_ms"] = stats.body_ms;
   line["dual_ms"] = stats.dual_ms;
+  line["contact_ms"] = stats.contact_ms;
+  line["body_contacts"] = stats.body_contacts;
   buffer_ = line.dump();
   buffer_ += '\n';
   file_.write(buffer_);

@@ -138,6 +138,14 @@ struct CollisionWorld::Impl {
   std::vector<std::uint32_t> active;
   bool active_dirty = true;
 
+  // Dynamic-dynamic pairs (detect_pairs): a tree over the dynamic bodies' bounding boxes,
+  // refitted at each call, and the bodies in it.
+  AabbTree dynamic_tree;
+  std::vector<std::uint32_t> dynamic_bodies;
+  bool dynamic_dirty = true;
+  std::size_t pair_candidates = 0;
+  std::vector<Placed> other_prims;
+
   // Scratch, reused by detect.
   std::vector<std::uint32_t> hits;
   std::vector<Placed> body_prims;
@@ -331,6 +339,7 @@ void CollisionWorld::add_body(std::uint32_t index, const CollisionGeometry& geom
   }
   m.bodies.push_back(rec);
   m.active_dirty = true;
+  m.dynamic_dirty = true;
 }
 
 void CollisionWorld::exclude_pair(std::uint32_t a, std::uint32_t b) {
@@ -338,6 +347,118 @@ void CollisionWorld::exclude_pair(std::uint32_t a, std::uint32_t b) {
 }
 
 std::size_t CollisionWorld::colliding_bodies() const { return impl_->colliding; }
+
+std::size_t CollisionWorld::pair_candidates() const { return impl_->pair_candidates; }
+
+void CollisionWorld::detect_pairs(const std::vector<Pose>& poses, double margin,
+                                  std::vector<ContactPoint>& out) {
+  Impl& m = *impl_;
+  out.clear();
+  m.pair_candidates = 0;
+  if (poses.size() != m.bodies.size()) {
+    throw InvalidArgument("collision detect_pairs: " + std::to_string(poses.size()) +
+                          " poses given for " + std::to_string(m.bodies.size()) + " bodies");
+  }
+  if (!(margin >= 0) || !std::isfinite(margin)) {
+    throw InvalidArgument("collision detect_pairs: margin must be >= 0 and finite");
+  }
+  if (m.dynamic_dirty) {
+    m.dynamic_bodies.clear();
+    for (std::uint32_t i = 0; i < m.bodies.size(); ++i) {
+      if (m.bodies[i].kind == BodyKind::Dynamic && m.bodies[i].geometry != kNone) {
+        m.dynamic_bodies.push_back(i);
+      }
+    }
+    m.dynamic_dirty = false;
+  }
+  if (m.dynamic_bodies.size() < 2) return;
+  // Bounding spheres swollen by half the margin: two boxes overlap when the bodies may be
+  // closer than the margin.
+  auto sphere = [&](std::uint32_t b, Vec3& center) {
+    const Geometry& geo = m.geometries[m.bodies[b].geometry];
+    const Pose& pose = poses[b];
+    center = geo.centered ? pose.position : Vec3(pose.position + pose.orientation * geo.center);
+    return geo.radius + 0.5 * margin;
+  };
+  for (std::uint32_t b : m.dynamic_bodies) {
+    Vec3 c;
+    const double r = sphere(b, c);
+    m.dynamic_tree.set(b, c - Vec3::Constant(r), c + Vec3::Constant(r));
+  }
+  Contact points[kMaxPairPoints];
+  for (std::uint32_t a : m.dynamic_bodies) {
+    Vec3 ca;
+    const double ra = sphere(a, ca);
+    m.hits.clear();
+    m.dynamic_tree.query(ca - Vec3::Constant(ra), ca + Vec3::Constant(ra), m.hits);
+    std::sort(m.hits.begin(), m.hits.end());
+    const BodyRecord& rec_a = m.bodies[a];
+    bool placed_a = false;
+    for (std::uint32_t b : m.hits) {
+      if (b <= a) continue;
+      const BodyRecord& rec_b = m.bodies[b];
+      if (!filters_match(rec_a, rec_b)) continue;
+      if (!m.excluded.empty() && m.excluded.count(pair_key(a, b)) != 0) continue;
+      Vec3 cb;
+      const double rb = sphere(b, cb);
+      if ((ca - cb).norm() >= ra + rb) continue;
+      ++m.pair_candidates;
+      if (!placed_a) {
+        const Mat3 rot = poses[a].orientation.toRotationMatrix();
+        m.body_prims.clear();
+        for (const Primitive& p : m.geometries[rec_a.geometry].prims) {
+          m.body_prims.push_back(place(p, rot, poses[a].position));
+        }
+        placed_a = true;
+      }
+      const Mat3 rot_b = poses[b].orientation.toRotationMatrix();
+      m.other_prims.clear();
+      for (const Primitive& p : m.geometries[rec_b.geometry].prims) {
+        m.other_prims.push_back(place(p, rot_b, poses[b].position));
+      }
+      const auto nap = std::uint32_t(m.body_prims.size());
+      const auto nbp = std::uint32_t(m.other_prims.size());
+      const std::uint32_t mask = local_mask(nap * nbp);
+      const Mat3 rot_a_t = poses[a].orientation.toRotationMatrix().transpose();
+      const std::size_t pair_first = out.size();
+      for (std::uint32_t pa = 0; pa < nap; ++pa) {
+        const Placed& xa = m.body_prims[pa];
+        for (std::uint32_t pb = 0; pb < nbp; ++pb) {
+          const Placed& xb = m.other_prims[pb];
+          const double reach = xa.prim->bound_radius + xb.prim->bound_radius + margin;
+          if ((xa.bound_center() - xb.bound_center()).squaredNorm() >= reach * reach) continue;
+          ++m.stats.primitive_pairs;
+          const auto round = [](const Placed& x) {
+            return x.prim->type == ShapeType::Sphere || x.prim->type == ShapeType::Capsule;
+          };
+          const int n = round(xa) || round(xb)
+                            ? collide_convex(xa, xb, margin, m.narrow, points)
+                            : collide_polytopes(xa, xb, margin, m.narrow, points);
+          for (int k = 0; k < n; ++k) {
+            const Contact& p = points[k];
+            ContactPoint cp;
+            cp.body = a;
+            cp.collider = b;
+            cp.p_body = rot_a_t * (p.p_body - poses[a].position);
+            cp.p_collider = rot_b.transpose() * (p.p_collider - poses[b].position);
+            cp.normal = p.normal;
+            cp.gap = p.gap;
+            cp.feature = encode_feature(p.feature, pa * nbp + pb, mask);
+            for (std::size_t j = pair_first; j < out.size(); ++j) {
+              if (out[j].feature == cp.feature) {
+                cp.feature = encode_feature(cp.feature + 1, pa * nbp + pb, mask);
+                j = pair_first - 1;
+              }
+            }
+            out.push_back(cp);
+          }
+        }
+      }
+      std::sort(out.begin() + std::ptrdiff_t(pair_first), out.end(),
+                [](const ContactPoint& x, const ContactPoint& y) { return x.feature < y.feature; });
+    }
+  }
+}
 
 const DetectStats& CollisionWorld::stats() const { return impl_->stats; }
 

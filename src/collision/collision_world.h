@@ -74,8 +74,16 @@ class CollisionWorld {
   /// frames (one per registered body, world). At most 4 points per pair of primitives.
   /// Appends to `out` (cleared first), sorted by (body, collider, feature).
   void detect(const std::vector<Pose>& poses, double margin, std::vector<ContactPoint>& out);
+  /// Contact points between pairs of dynamic bodies with gap < margin (m): both collide,
+  /// their filters match and the pair is not excluded. In each point `body` is the lower
+  /// index a and `collider` the higher b, the normal points from b towards a and p_collider
+  /// is in b's user frame. At most 4 points per pair of primitives. Appends to `out` (cleared
+  /// first), sorted by (a, b, feature). Convex primitives only (a dynamic mesh is its hull).
+  void detect_pairs(const std::vector<Pose>& poses, double margin, std::vector<ContactPoint>& out);
   /// Counts of the last detect.
   const DetectStats& stats() const;
+  /// Body pairs the last detect_pairs passed to the narrow phase.
+  std::size_t pair_candidates() const;
 
  private:
   struct Impl;

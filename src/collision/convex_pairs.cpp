@@ -16,6 +16,7 @@
 // offset by 32), the collider's offset by 8, the GJK point 16.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "collision/closest_point.h"
 #include "collision/gjk.h"
@@ -211,7 +212,222 @@ void polytope_vs_solid(const Placed& body, const Placed& collider, double margin
   if (have_gjk) add_gjk_contact(g, kGjkFeature, body.prim->bound_radius, cand, first);
 }
 
+/// Largest d . x over the placed primitive (box, cylinder, dynamic mesh), world frame (m).
+double support_extent(const Placed& p, const Vec3& d) {
+  const Primitive& s = *p.prim;
+  const Vec3 dl = p.rotation.transpose() * d;
+  double e = d.dot(p.translation);
+  switch (s.type) {
+    case ShapeType::Box:
+      return e + s.half_extents.dot(dl.cwiseAbs());
+    case ShapeType::Cylinder:
+      return e + std::abs(dl.z()) * s.half_length + s.radius * std::hypot(dl.x(), dl.y());
+    case ShapeType::Mesh: {
+      double m = -std::numeric_limits<double>::infinity();
+      for (int v : s.mesh->hull_vertices) m = std::max(m, dl.dot(s.mesh->vertices[v]));
+      return e + m;
+    }
+    default:
+      return e;
+  }
+}
+
+/// Face directions of a placed primitive (world): a box's three axes, a cylinder's axis, a
+/// hull's face normals.
+template <class F>
+void for_each_face_axis(const Placed& p, F&& f) {
+  switch (p.prim->type) {
+    case ShapeType::Box:
+      for (int k = 0; k < 3; ++k) f(Vec3(p.rotation.col(k)), true);
+      break;
+    case ShapeType::Cylinder:
+      f(Vec3(p.rotation.col(2)), false);
+      break;
+    case ShapeType::Mesh:
+      for (const auto& plane : p.prim->mesh->hull_planes) {
+        f(Vec3(p.rotation * plane.head<3>()), false);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+/// The separating-axis direction of two overlapping polytopes (from `other` towards `body`):
+/// of the candidate axes (face normals, box edge crossings, and `hint`), the one of largest
+/// separation, i.e. least penetration; face axes win ties within 1e-9 of the size. (GJK/EPA
+/// alone can return a diagonal for two aligned boxes whose faces coincide.)
+Vec3 separating_axis(const Placed& body, const Placed& other, const Vec3& hint) {
+  const Vec3 between = body.bound_center() - other.bound_center();
+  const double tie = 1e-9 * std::max(body.prim->bound_radius, other.prim->bound_radius);
+  Vec3 best = hint;
+  double best_sep = -std::numeric_limits<double>::infinity();
+  auto consider = [&](Vec3 u, bool face) {
+    const double len = u.norm();
+    if (!(len > 1e-9)) return;
+    u /= len;
+    if (u.dot(between) < 0) u = -u;
+    // Separation along u: the body's lowest point above the other's highest.
+    const double sep = -support_extent(body, -u) - support_extent(other, u) - (face ? 0 : tie);
+    if (sep > best_sep) {
+      best_sep = sep;
+      best = u;
+    }
+  };
+  for_each_face_axis(body, [&](const Vec3& u, bool) { consider(u, true); });
+  for_each_face_axis(other, [&](const Vec3& u, bool) { consider(u, true); });
+  if (body.prim->type == ShapeType::Box && other.prim->type == ShapeType::Box) {
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        consider(Vec3(body.rotation.col(i)).cross(Vec3(other.rotation.col(j))), false);
+      }
+    }
+  }
+  consider(hint, false);
+  return best;
+}
+
+/// Face contact of two boxes (Sutherland-Hodgman, as box-box detectors do): the reference
+/// face is the face of either box most aligned with the pair normal n (from `other` towards
+/// `body`), the incident face the other box's face most opposed to it; the incident face is
+/// clipped to the reference face's sides and its points below the reference plane (within
+/// margin) are the contacts. Returns false if n is not within 1e-3 rad of a face normal (an
+/// edge against an edge: the caller's points).
+bool box_face_contacts(const Placed& body, const Placed& other, const Vec3& n, double margin,
+                       std::vector<Contact>& cand) {
+  // Reference: the box whose face normal is best aligned with the normal out of it.
+  int axis[2] = {0, 0};
+  double align[2] = {-1, -1};
+  const Placed* box[2] = {&other, &body};  // other's face points along n, body's along -n
+  for (int s = 0; s < 2; ++s) {
+    for (int k = 0; k < 3; ++k) {
+      const double d = std::abs(box[s]->rotation.col(k).dot(n));
+      if (d > align[s]) {
+        align[s] = d;
+        axis[s] = k;
+      }
+    }
+  }
+  const int ref = align[0] >= align[1] - 1e-9 ? 0 : 1;
+  if (align[ref] < std::cos(1e-3)) return false;
+  const Placed& R = *box[ref];
+  const Placed& I = *box[1 - ref];
+  const Vec3 out_n = ref == 0 ? n : Vec3(-n);  // the reference face's outward normal
+  const int ra = axis[ref];
+  const Vec3 ha = R.prim->half_extents, hi = I.prim->half_extents;
+  const double sign_r = R.rotation.col(ra).dot(out_n) > 0 ? 1.0 : -1.0;
+  const Vec3 nr = sign_r * Vec3(R.rotation.col(ra));
+  const Vec3 cr = R.translation + nr * ha[ra];
+  const int ua = (ra + 1) % 3, va = (ra + 2) % 3;
+  const Vec3 u = R.rotation.col(ua), v = R.rotation.col(va);
+  // Incident face: I's face whose outward normal is most opposed to nr.
+  int ia = 0;
+  double best = -1;
+  for (int k = 0; k < 3; ++k) {
+    const double d = std::abs(I.rotation.col(k).dot(nr));
+    if (d > best) {
+      best = d;
+      ia = k;
+    }
+  }
+  const double sign_i = I.rotation.col(ia).dot(nr) > 0 ? -1.0 : 1.0;
+  const Vec3 ci = I.translation + sign_i * Vec3(I.rotation.col(ia)) * hi[ia];
+  const int iu = (ia + 1) % 3, iv = (ia + 2) % 3;
+  const Vec3 eu = I.rotation.col(iu) * hi[iu], ev = I.rotation.col(iv) * hi[iv];
+  std::vector<Vec3> poly = {ci + eu + ev, ci - eu + ev, ci - eu - ev, ci + eu - ev};
+  std::vector<Vec3> next;
+  // Clip against the four sides |(p - cr) . w| <= e of the reference face.
+  for (const auto& [w, e] : {std::pair{u, ha[ua]}, std::pair{Vec3(-u), ha[ua]},
+                             std::pair{v, ha[va]}, std::pair{Vec3(-v), ha[va]}}) {
+    next.clear();
+    for (std::size_t k = 0; k < poly.size(); ++k) {
+      const Vec3& p = poly[k];
+      const Vec3& q = poly[(k + 1) % poly.size()];
+      const double dp = (p - cr).dot(w) - e, dq = (q - cr).dot(w) - e;
+      if (dp <= 0) next.push_back(p);
+      if ((dp < 0) != (dq < 0) && dp != dq) next.push_back(p + (q - p) * (dp / (dp - dq)));
+    }
+    poly.swap(next);
+    if (poly.empty()) return true;
+  }
+  const std::uint32_t feature_base = 64 + 16 * std::uint32_t(ref * 6 + ra * 2 + (sign_r > 0));
+  for (std::size_t k = 0; k < poly.size(); ++k) {
+    const Vec3& p = poly[k];
+    const double sep = (p - cr).dot(nr);
+    if (sep >= margin) continue;
+    Contact c;
+    c.normal = n;
+    c.gap = sep;
+    c.feature = feature_base + std::uint32_t(k);
+    const Vec3 on_ref = p - sep * nr;
+    if (ref == 0) {  // reference on other: the incident points are the body's
+      c.p_body = p;
+      c.p_collider = on_ref;
+    } else {
+      c.p_body = on_ref;
+      c.p_collider = p;
+    }
+    cand.push_back(c);
+  }
+  return true;
+}
+
 }  // namespace
+
+int collide_polytopes(const Placed& body, const Placed& other, double margin,
+                      NarrowScratch& scratch, Contact* out) {
+  auto& cand = scratch.candidates;
+  cand.clear();
+  GjkResult g;
+  const bool have_gjk = gjk_closest(body, other, g);
+  if (have_gjk && g.distance >= margin) return 0;
+  const Vec3 hint =
+      have_gjk ? g.normal : Vec3((body.bound_center() - other.bound_center()).normalized());
+  // Apart: the closest-point direction; overlapping: the axis of least penetration.
+  const Vec3 n = have_gjk && g.distance > 0 ? hint : separating_axis(body, other, hint);
+  if (body.prim->type == ShapeType::Box && other.prim->type == ShapeType::Box &&
+      box_face_contacts(body, other, n, margin, cand)) {
+    return reduce_manifold(cand.data(), int(cand.size()), out, kTieBand * body.prim->bound_radius);
+  }
+  // The two support planes across n: the body's lowest points and the other's highest.
+  double low = std::numeric_limits<double>::infinity();
+  double high = -low;
+  for_each_support_point(body, n, [&](const Vec3& p, std::uint32_t) { low = std::min(low, n.dot(p)); });
+  for_each_support_point(other, -n,
+                         [&](const Vec3& p, std::uint32_t) { high = std::max(high, n.dot(p)); });
+  if (!std::isfinite(low) || !std::isfinite(high)) return 0;
+  // A support point counts where its projection onto the other side's plane lies on that
+  // side (within its face): the overlap of the two faces, one normal for the whole pair.
+  // A point p of one side (gap to the other side's plane, along n from the other towards the
+  // body) and its projection q onto that plane, kept if q lies on the other side's solid.
+  auto add = [&](const Vec3& p, double gap, const Placed& onto, bool from_body,
+                 std::uint32_t feature) {
+    if (gap >= margin) return;
+    const Vec3 q = from_body ? Vec3(p - gap * n) : Vec3(p + gap * n);
+    if (closest_on_surface(*onto.prim, onto.to_local(q)).distance >
+        1e-6 * onto.prim->bound_radius) {
+      return;
+    }
+    Contact c;
+    c.p_body = from_body ? p : q;
+    c.p_collider = from_body ? q : p;
+    c.normal = n;
+    c.gap = gap;
+    c.feature = feature;
+    cand.push_back(c);
+  };
+  const std::uint32_t body_offset = body.prim->type == ShapeType::Mesh ? kMeshVertexOffset : 0;
+  const std::uint32_t other_offset =
+      kColliderPointOffset + (other.prim->type == ShapeType::Mesh ? kMeshVertexOffset : 0);
+  for_each_support_point(body, n, [&](const Vec3& p, std::uint32_t f) {
+    add(p, n.dot(p) - high, other, true, body_offset + f);
+  });
+  for_each_support_point(other, -n, [&](const Vec3& p, std::uint32_t f) {
+    add(p, low - n.dot(p), body, false, other_offset + f);
+  });
+  if (have_gjk) add_gjk_contact(g, kGjkFeature, body.prim->bound_radius, cand, 0);
+  return reduce_manifold(cand.data(), int(cand.size()), out, kTieBand * body.prim->bound_radius);
+}
 
 int collide_convex(const Placed& body, const Placed& collider, double margin,
                    NarrowScratch& scratch, Contact* out) {

@@ -28,6 +28,13 @@ int collide_plane(const Placed& body, const Placed& plane, double margin, Narrow
 int collide_convex(const Placed& body, const Placed& collider, double margin,
                    NarrowScratch& scratch, Contact* out);
 
+/// Two box, cylinder or convex mesh primitives (dynamic pairs), with one normal for the pair:
+/// the GJK/EPA direction, and the support points of each side whose projection onto the other
+/// side's support plane lies on it (per-point closest features would turn a corner that sits
+/// on an edge of an equal face sideways).
+int collide_polytopes(const Placed& body, const Placed& other, double margin,
+                      NarrowScratch& scratch, Contact* out);
+
 /// Any dynamic primitive against a triangle mesh collider (mesh_pairs.cpp).
 int collide_mesh(const Placed& body, const Placed& mesh, double margin, NarrowScratch& scratch,
                  Contact* out);

@@ -40,8 +40,9 @@ const std::vector<std::string> kSettingsFields = {
     "wind",       "contact"};
 const std::vector<std::string> kWindFields = {"velocity", "density", "drag_coefficient", "gust",
                                               "gust_period"};
-const std::vector<std::string> kContactFields = {"model", "time_constant", "damping_ratio",
-                                                 "margin", "friction"};
+const std::vector<std::string> kContactFields = {"model",  "time_constant", "damping_ratio",
+                                                 "margin", "friction",      "bodies",
+                                                 "self_collision"};
 const std::vector<std::string> kMaterialFields = {"density", "youngs_modulus", "poisson_ratio",
                                                   "friction"};
 const std::vector<std::string> kBodyFields = {
@@ -170,6 +171,8 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
     if (auto v = n->get("damping_ratio")) s.contact.damping_ratio = v->non_negative();
     if (auto v = n->get("margin")) s.contact.margin = v->non_negative();
     if (auto v = n->get("friction")) s.contact.friction = v->boolean();
+    if (auto v = n->get("bodies")) s.contact.bodies = v->boolean();
+    if (auto v = n->get("self_collision")) s.contact.self_collision = v->boolean();
     // Exact contact integrates in implicit Euler unless the scene says otherwise (and then
     // validation rejects generalized-alpha, see ContactModel::Exact).
     if (s.contact.model == ContactModel::Exact && !node.get("time_integration")) {

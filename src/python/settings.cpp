@@ -35,13 +35,17 @@ void bind_settings(py::module_& m) {
       .finish();
 
   StructBinder<ContactSettings> contact(m, "ContactSettings",
-                                        "Contact between dynamic bodies and colliders.");
+                                        "Contact with colliders and between dynamic bodies.");
   contact.field("model", &ContactSettings::model, "ContactModel (None_ by default)")
       .field("time_constant", &ContactSettings::time_constant,
              "penalty spring time constant (s); 0: 2 dt")
       .field("damping_ratio", &ContactSettings::damping_ratio, "penalty damping ratio")
       .field("margin", &ContactSettings::margin, "speculative margin (m)")
       .field("friction", &ContactSettings::friction, "Coulomb friction on/off")
+      .field("bodies", &ContactSettings::bodies,
+             "contact between dynamic bodies of different articulations")
+      .field("self_collision", &ContactSettings::self_collision,
+             "contact between dynamic bodies of one articulation (not sharing a joint)")
       .finish();
 
   StructBinder<WorldSettings> settings(m, "WorldSettings", "Simulation settings.");
@@ -81,6 +85,9 @@ void bind_settings(py::module_& m) {
       .def_readonly("detect_ms", &StepStats::detect_ms, "ms")
       .def_readonly("body_ms", &StepStats::body_ms, "ms")
       .def_readonly("dual_ms", &StepStats::dual_ms, "ms")
+      .def_readonly("contact_ms", &StepStats::contact_ms, "ms")
+      .def_readonly("body_contacts", &StepStats::body_contacts,
+                    "pushing contact points between dynamic bodies")
       .def("__repr__", [](const StepStats& s) {
         return "StepStats(newton_iterations=" + std::to_string(s.newton_iterations) +
                ", residual=" + std::to_string(s.residual) + ", solver='" + s.solver +

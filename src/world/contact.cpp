@@ -31,16 +31,12 @@
 #include "body/rotation.h"
 #include "joints/row.h"
 #include "mabd/error.h"
+#include "world/contact_laws.h"
 #include "world/world_impl.h"
 
 namespace mabd {
 
 namespace {
-
-/// Exact model: compliance floor over each row's own compliance g^T H^{-1} g. Below 1e-3,
-/// jointed boxes lying on the ground (their corner rows redundant with the joints on the
-/// rigid motion) blew up within steps; at 1e-3 a resting box sinks about 1e-3 g beta h^2.
-constexpr double kExactFloor = 1e-3;
 
 /// Relative change of a sliding friction force (against mu |lambda_n|) that takes another
 /// contact pass.
@@ -53,39 +49,14 @@ constexpr double kSlideSpeed = kStickSpeed;
 /// the body's normal rows for a pass.
 constexpr double kSettleExcess = 0.05;
 
-Vec3 any_perpendicular(const Vec3& n) {
-  const Vec3 a = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : Vec3::UnitY();
-  return (a - n * n.dot(a)).normalized();
-}
-
-/// Rigid effective mass (kg) of body point p (body frame) along world direction d:
-/// 1 / (1/m + (p x d_b) . I^{-1} (p x d_b)), principal body frame (the affine mass alone
-/// would count the stiff deformation modes).
-double rigid_effective_mass(const detail::BodyModel& B, const Vec12& q, const Vec3& p,
-                            const Vec3& d) {
-  const Vec3 pxd = p.cross(detail::affine_A(q).transpose() * d);
-  return 1.0 / (1.0 / B.mass + pxd.cwiseAbs2().cwiseQuotient(B.info.principal_inertia).sum());
-}
-
-/// Penalty row law of a row of effective mass m_eff (kg): stiffness k = m_eff / tau^2 (N/m)
-/// and damper c_d = 2 zeta m_eff / tau (N s/m) on the change of the row value over the step,
-/// lambda = k C + (c_d / h) (C - s0) = k_eff C - (c_d / h) s0.
-struct PenaltyLaw {
-  double k_eff;  ///< k + c_d / h (N/m)
-  double pull;   ///< (c_d / h) s0 (N)
-};
-/// The static stiffness k = m_eff / tau^2 (N/m) of a penalty row.
-double penalty_stiffness(const ContactSettings& s, double h, double m_eff) {
-  const double tau = s.time_constant > 0 ? s.time_constant : 2 * h;
-  return m_eff / (tau * tau);
-}
-PenaltyLaw penalty_law(const ContactSettings& s, double h, double m_eff, double s0) {
-  const double tau = s.time_constant > 0 ? s.time_constant : 2 * h;
-  const double k = m_eff / (tau * tau), cd = 2 * s.damping_ratio * m_eff / tau;
-  return {k + cd / h, (cd / h) * s0};
-}
-
 }  // namespace
+
+using detail::any_perpendicular;
+using detail::kExactFloor;
+using detail::penalty_law;
+using detail::penalty_stiffness;
+using detail::PenaltyLaw;
+using detail::rigid_effective_mass;
 
 void World::Impl::register_collision(std::size_t i, const BodyDef& def) {
   detail::CollisionGeometry g;
@@ -104,6 +75,7 @@ void World::Impl::register_collision(std::size_t i, const BodyDef& def) {
   if (g.primitives.empty()) return;
   if (def.kind == BodyKind::Dynamic) {
     has_collidable_dynamic = true;
+    ++collidable_dynamic;
   } else {
     has_colliders = true;
   }
@@ -113,7 +85,14 @@ void World::Impl::detect_contacts() {
   contacts_prev.swap(contacts);
   contacts.clear();
   contact_bodies.clear();
-  if (settings.contact.model == ContactModel::None || !has_colliders || !has_collidable_dynamic) {
+  pair_contacts_prev.swap(pair_contacts);
+  pair_contacts.clear();
+  paired_body.clear();
+  pairs_on_joints = false;
+  const bool pairs = (settings.contact.bodies || settings.contact.self_collision) &&
+                     collidable_dynamic >= 2;
+  if (settings.contact.model == ContactModel::None || !has_collidable_dynamic ||
+      (!has_colliders && !pairs)) {
     contact_of.clear();
     return;
   }
@@ -132,7 +111,11 @@ void World::Impl::detect_contacts() {
     reach = std::max(reach, speed * h);
   }
   const double margin = settings.contact.margin + reach + 0.5 * settings.gravity.norm() * h * h;
-  collision.detect(collision_poses, margin, contact_points);
+  if (has_colliders) {
+    collision.detect(collision_poses, margin, contact_points);
+  } else {
+    contact_points.clear();
+  }
 
   contact_of.assign(bodies.size(), -1);
   if (jointed_body.size() != bodies.size() || jointed_joints_seen != joints.size()) {
@@ -145,8 +128,15 @@ void World::Impl::detect_contacts() {
   }
   const bool friction = settings.contact.friction;
   const bool penalty = settings.contact.model == ContactModel::Penalty;
+  // Bodies in contact with another dynamic body take their collider contacts into the same
+  // complementarity problem (pair_contact.cpp): one friction law for a pile or a stack.
+  if (pairs) detect_pair_contacts(margin);
   std::size_t prev = 0;
   for (const auto& cp : contact_points) {
+    if (!paired_body.empty() && paired_body[cp.body]) {
+      add_pair_contact(cp, false);
+      continue;
+    }
     const auto& B = bodies[cp.body];
     const auto& Cm = bodies[cp.collider];
     Contact c;
@@ -211,6 +201,7 @@ void World::Impl::detect_contacts() {
     contacts.push_back(c);
     contact_bodies.back().end = static_cast<std::uint32_t>(contacts.size());
   }
+  if (pairs) finish_pair_contacts();
   contact_first_build = true;
 }
 
@@ -304,7 +295,13 @@ bool World::Impl::update_contacts(bool last_pass) {
     // residual by the exact model's tiny compliance.
     const bool own = !contact_jointed(i);
     Eigen::VectorXd lambda_own;
-    if (own && cb.rows > 0) lambda_own = cb.S_inv * (cb.V.transpose() * cb.f_rows + cb.c);
+    // (The pair contacts' force on the body, when it has some, adds to its right-hand side.)
+    if (own && cb.rows > 0) {
+      const bool paired = !pair_force.empty();
+      lambda_own = cb.S_inv * (cb.V.transpose() *
+                                   (paired ? Vec12(cb.f_rows + pair_force[i]) : cb.f_rows) +
+                               cb.c);
+    }
     for (int a = 0; a < cb.rows; ++a) {
       const double lambda = own ? lambda_own[a] : (cb.c[a] + cb.G.row(a).dot(dq)) / cb.alpha[a];
       contacts[cb.row_of[a].first].lambda[cb.row_of[a].second] = lambda;
@@ -491,6 +488,12 @@ void World::Impl::contact_stats() {
     const double gap = n.dot(detail::point(q[c.body], c.p) - detail::point(q[c.collider], c.pc));
     stats.max_penetration = std::max(stats.max_penetration, -gap);
   }
+  for (const auto& c : pair_contacts) {
+    if (!(c.lambda[0] < 0)) continue;
+    ++stats.contacts;
+    const double gap = c.n.dot(detail::point(q[c.a], c.pa) - detail::point(q[c.b], c.pb));
+    stats.max_penetration = std::max(stats.max_penetration, -gap);
+  }
 }
 
 // ---- Public queries ----------------------------------------------------------------------
@@ -510,6 +513,19 @@ std::vector<ContactInfo> World::contacts() const {
     info.depth = -n.dot(info.point - detail::point(w.q[c.collider], c.pc));
     info.force = -(c.lambda[0] * n + c.lambda[1] * t1 + c.lambda[2] * t2);
     info.sliding = c.sliding;
+    out.push_back(info);
+  }
+  for (const auto& c : w.pair_contacts) {
+    if (!(c.lambda[0] < 0)) continue;
+    ContactInfo info;
+    info.body = BodyId{c.a};
+    info.collider = BodyId{c.b};
+    info.point = detail::point(w.q[c.a], c.pa);
+    info.normal = c.n;
+    info.depth = -c.n.dot(info.point - detail::point(w.q[c.b], c.pb));
+    info.force = -(c.lambda[0] * c.n + c.lambda[1] * c.t1 + c.lambda[2] * c.t2);
+    info.sliding = std::hypot(c.lambda[1], c.lambda[2]) >= c.mu * -c.lambda[0] * (1 - 1e-9) &&
+                   c.mu > 0;
     out.push_back(info);
   }
   return out;

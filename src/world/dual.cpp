@@ -49,7 +49,8 @@ void World::Impl::build_rows() {
 void World::Impl::dual_solve() {
   closed_form_dual = false;
   detail::DualSolver& method = dual_method();
-  if (&method == &chain_dual && ball_chain_dual.ready() &&
+  dual_used = nullptr;
+  if (&method == &chain_dual && ball_chain_dual.ready() && !pairs_on_joints &&
       ball_chain_dual.solve(*this, q, y, lambda)) {
     closed_form_dual = true;
     row_set.begin(*this, y);  // no rows (lambda: 3 per item)
@@ -136,6 +137,9 @@ void World::Impl::dual_solve() {
     }
     stats.solver = used->name();
     note_regularised(*used);
+    dual_used = used;
+    dual_active = m;
+    dual_pattern = pattern;
     for (int r = 0; r < n; ++r) {
       if (index[r] >= 0) lambda[r] = sol[index[r]];
     }
@@ -222,8 +226,17 @@ void World::Impl::dual_solve() {
   std::vector<Vec12> y_limits = y;
   for (int r : limits_on) state[r] = State::Inactive;
   const StepStats kept = stats;  // the step reports the solve that moved it
+  // joint_response works on the active set of the step, not this one.
+  const std::vector<int> index_kept = index;
+  const int active_kept = dual_active;
+  const std::uint64_t pattern_kept = dual_pattern;
+  detail::DualSolver* used_kept = dual_used;
   solve_active_set();
   stats = kept;
+  index = index_kept;
+  dual_active = active_kept;
+  dual_pattern = pattern_kept;
+  dual_used = used_kept;
   for (int r : limits_on) state[r] = State::Active;  // the active set of the step
   limit_smooth.resize(bodies.size());
   for (std::size_t i = 0; i < bodies.size(); ++i) {
@@ -232,6 +245,45 @@ void World::Impl::dual_solve() {
   limit_smooth_set = limit_set;
   y.swap(y_limits);
   lambda = lambda_limits;
+}
+
+void World::Impl::joint_response(std::vector<Vec12>& z) {
+  if (dual_used == nullptr || dual_active == 0) return;
+  const auto& rs = row_set;
+  const auto& index = dual_scratch.index;
+  const int n = rs.size();
+  Eigen::VectorXd& rhs = dual_scratch.rhs;
+  Eigen::VectorXd& sol = dual_scratch.sol;
+  rhs.resize(dual_active);
+  for (int r = 0; r < n; ++r) {  // G z (no row values: a response, not a step)
+    if (index[r] < 0) continue;
+    const int a = rs.row_a[r], b = rs.row_b[r];
+    double v = 0;
+    if (dynamic(a)) v += rs.rows[r].ga.dot(z[a]);
+    if (dynamic(b)) v += rs.rows[r].gb.dot(z[b]);
+    rhs[index[r]] = v;
+  }
+  bool solved = dual_used->solve(rs, *this, index, dual_active, dual_pattern, rhs, sol);
+  if (!solved && dual_used != &sparse_dual) {
+    if (!rs.have_w) row_set.compute_w(*this);
+    solved = sparse_dual.solve(rs, *this, index, dual_active, dual_pattern, rhs, sol);
+  }
+  if (!solved) {
+    throw SimulationError("step " + std::to_string(steps + 1) +
+                          ": the joint system could not be solved for a contact's response");
+  }
+  response_sol = sol;
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (rs.rows_of[i].empty()) continue;
+    Vec12 f = Vec12::Zero();
+    bool any = false;
+    for (int r : rs.rows_of[i]) {
+      if (index[r] < 0) continue;
+      f.noalias() += rs.g_of(r, i) * sol[index[r]];
+      any = true;
+    }
+    if (any) z[i] -= solve_body(i, f);
+  }
 }
 
 }  // namespace mabd

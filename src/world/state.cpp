@@ -35,7 +35,7 @@ using detail::ByteWriter;
 
 namespace {
 
-constexpr std::uint32_t kStateVersion = 1;
+constexpr std::uint32_t kStateVersion = 2;  // 2: contacts between dynamic bodies
 
 /// Solver names StepStats::solver can hold (it points at literals).
 constexpr const char* kSolverNames[] = {"none", "chain", "tree", "sparse", "iterative",
@@ -173,6 +173,49 @@ void World::Impl::save_contacts(ByteWriter& out) const {
     out.u8(c.sliding);
     out.u8(c.dragged);
   }
+  out.u64(pair_contacts.size());
+  for (const PairContact& c : pair_contacts) {
+    out.u32(c.a);
+    out.u32(c.b);
+    out.u32(c.feature);
+    for (const Vec3* v : {&c.pa, &c.pb, &c.n, &c.t1, &c.t2}) out.vec(*v);
+    for (double l : c.lambda) out.f64(l);
+  }
+}
+
+std::vector<World::Impl::PairContact> World::Impl::read_pair_contacts(ByteReader& in) const {
+  const std::uint64_t n = in.u64("pair contact count");
+  // Each takes 3 * 4 + 5 * 24 + 3 * 8 bytes: a count beyond the rest is corrupt.
+  if (n > in.remaining() / 156) {
+    in.fail("pair contact count " + std::to_string(n) + " exceeds the data");
+  }
+  std::vector<PairContact> out(n);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    PairContact& c = out[k];
+    c.a = in.u32("pair contact");
+    c.b = in.u32("pair contact");
+    c.feature = in.u32("pair contact");
+    for (Vec3* v : {&c.pa, &c.pb, &c.n, &c.t1, &c.t2}) *v = in.vec<Vec3>("pair contact");
+    for (double& l : c.lambda) l = in.f64("pair contact");
+    const std::string at = "pair contact " + std::to_string(k);
+    if (c.a >= bodies.size() || c.b >= bodies.size() || c.a == c.b || !bodies[c.a].dynamic() ||
+        (bodies[c.b].dynamic() && c.b < c.a)) {
+      in.fail(at + ": bodies " + std::to_string(c.a) + ", " + std::to_string(c.b) +
+              " are not a dynamic body and another body of the world (two dynamic bodies in "
+              "increasing order)");
+    }
+    bool finite = true;
+    for (const Vec3* v : {&c.pa, &c.pb, &c.n, &c.t1, &c.t2}) finite &= v->allFinite();
+    for (double l : c.lambda) finite &= std::isfinite(l);
+    if (!finite) in.fail(at + ": non-finite value");
+    if (k > 0) {
+      const PairContact& p = out[k - 1];
+      if (std::tie(p.a, p.b, p.feature) >= std::tie(c.a, c.b, c.feature)) {
+        in.fail(at + ": pair contacts are not sorted by bodies and feature");
+      }
+    }
+  }
+  return out;
 }
 
 std::vector<World::Impl::Contact> World::Impl::read_contacts(ByteReader& in) const {
@@ -383,6 +426,7 @@ void World::restore_state(const WorldState& state) {
     *v = in.f64("step statistics");
   }
   std::vector<Impl::Contact> contacts = w.read_contacts(in);
+  std::vector<Impl::PairContact> pair_contacts = w.read_pair_contacts(in);
   if (in.remaining() != 0) {
     in.fail(std::to_string(in.remaining()) + " unexpected bytes after the state");
   }
@@ -411,6 +455,8 @@ void World::restore_state(const WorldState& state) {
   w.stats = stats;
   w.contacts = std::move(contacts);
   w.contacts_prev.clear();
+  w.pair_contacts = std::move(pair_contacts);
+  w.pair_contacts_prev.clear();
 }
 
 }  // namespace mabd

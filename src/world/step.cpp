@@ -93,7 +93,7 @@ void World::Impl::advance(bool trial) {
   auto t_phase = Clock::now();
   q_prev = q;
   impact.assign(bodies.size(), 0);
-  stats.body_ms = stats.rows_ms = stats.dual_ms = stats.check_ms = 0;
+  stats.body_ms = stats.rows_ms = stats.dual_ms = stats.check_ms = stats.contact_ms = 0;
   detect_contacts();
   stats.detect_ms = ms_since(t_phase);
   t_phase = Clock::now();
@@ -106,6 +106,7 @@ void World::Impl::advance(bool trial) {
     guard.joints_seen = joints.size();
     guard.bodies_seen = bodies.size();
   }
+  start_contact_energy();
   stats.predict_ms = ms_since(t_phase);
   int iterations = 0;
   double residual = 0;
@@ -148,7 +149,10 @@ void World::Impl::advance(bool trial) {
   bool loop_extra = !converged && !guard.bodies.empty() && loop_last > settings.tolerance &&
                     (guard.drift > LoopGuard::kDrift || guard.wait <= 0);
   for (int extra = 0; extra < 4; ++extra) {
-    if (!loop_extra && !(checked([&] { return limit_violation(); }) > settings.tolerance)) break;
+    if (!loop_extra && !(checked([&] { return limit_violation(); }) > settings.tolerance) &&
+        !checked([&] { return contact_energy_excess(); })) {
+      break;
+    }
     iterate();
     if (!loop_extra) continue;
     loop_extra = false;
@@ -184,6 +188,41 @@ void World::Impl::advance(bool trial) {
   stats.newton_iterations = iterations;
   stats.residual = residual;
   stats.finish_ms = ms_since(t_phase);
+}
+
+void World::Impl::start_contact_energy() {
+  impact_bodies.clear();
+  impact_elastic0 = impact_budget = 0;
+  if (contact_bodies.empty() && pair_contacts.empty()) return;
+  for (const auto& cb : contact_bodies) impact_bodies.push_back(cb.body);
+  for (const auto& c : pair_contacts) {
+    impact_bodies.push_back(c.a);
+    if (bodies[c.b].dynamic()) impact_bodies.push_back(c.b);
+  }
+  std::sort(impact_bodies.begin(), impact_bodies.end());
+  impact_bodies.erase(std::unique(impact_bodies.begin(), impact_bodies.end()),
+                      impact_bodies.end());
+  for (std::uint32_t i : impact_bodies) impact_elastic0 += elastic(i, q_prev[i]);
+  // Kinetic energy of every body at the start, and gravity's work up to the first iterate
+  // (the inertial prediction) on every body, with a margin for that iterate's own motion.
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    const auto& b = bodies[i];
+    if (!b.dynamic()) continue;
+    const Vec12& qd = qdot[i];
+    double e = b.mass * detail::block(qd, 3).squaredNorm();
+    for (int k = 0; k < 3; ++k) e += b.sigma[k] * detail::block(qd, k).squaredNorm();
+    impact_budget += 0.5 * e;
+    impact_budget += std::abs(b.mass * settings.gravity.dot(detail::affine_t(q[i]) -
+                                                            detail::affine_t(q_prev[i])));
+  }
+  impact_budget = 2 * impact_budget + 1e-9;
+}
+
+bool World::Impl::contact_energy_excess() const {
+  if (impact_bodies.empty()) return false;
+  double e = 0;
+  for (std::uint32_t i : impact_bodies) e += elastic(i, q[i]);
+  return e - impact_elastic0 > impact_budget;
 }
 
 // |C(q)|_inf of the joints' own rows at the current iterate (m); 0 without joints.
@@ -488,30 +527,58 @@ double World::Impl::newton_iteration() {
     dual_solve();  // y <- H^{-1} (f - G^T lambda)
     stats.dual_ms += ms_since(t_dual) - (stats.rows_ms - rows_before);
   };
-  if (contact_bodies.empty()) {
+  // Contacts between dynamic bodies, on the Schur complement over the joint solve.
+  auto timed_pair_solve = [&](bool loaded) {
+    const auto t_pairs = Clock::now();
+    solve_pair_contacts(loaded);
+    stats.contact_ms += ms_since(t_pairs);
+  };
+  const bool pairs = !pair_contacts.empty();
+  if (contact_bodies.empty() && !pairs) {
     if (!joints.empty()) timed_dual_solve();
   } else {
     // Contact active sets and friction cones: solve, test, and solve again while they change.
     // Only contact bodies that carry joint rows need the joint solve again after a pass:
-    // the others (free bodies on the ground) take their corrected body solve alone.
+    // the others (free bodies on the ground) take their corrected body solve alone. Contacts
+    // between dynamic bodies act on the joint solve's active set (a drive saturated, a limit
+    // released by a contact's push): when they would change it, the next pass solves the
+    // joints under the contact forces of this one (reload) and the contacts on top.
     bool jointed = false;
     for (const auto& cb : contact_bodies) jointed |= contact_jointed(cb.body);
+    const bool pair_loads = pairs && pairs_on_joints && !joints.empty();
     if (!joints.empty()) y_free = y;
+    bool reload = false;
     constexpr int kContactPasses = 8;
     for (int pass = 0;; ++pass) {
-      if (!joints.empty() && (pass == 0 || jointed)) timed_dual_solve();
+      if (!joints.empty() && (pass == 0 || jointed || reload)) {
+        if (reload) load_pair_forces();
+        timed_dual_solve();
+      }
+      if (pairs) {
+        y_pairs_before = y;
+        timed_pair_solve(reload);
+      }
       t0 = Clock::now();
-      const bool changed = update_contacts(pass + 1 == kContactPasses);
+      const bool changed = !contact_bodies.empty() && update_contacts(pass + 1 == kContactPasses);
+      reload = pair_loads && pass + 1 < kContactPasses && pair_joint_sets_change();
       if (changed) {
+        if (pairs) y.swap(y_pairs_before);  // without the pair contacts' share
         if (!joints.empty() && jointed) y = y_free;
         for (auto& cb : contact_bodies) {
           if (!cb.dirty) continue;
           contact_operator(cb);
           if (!joints.empty()) y_free[cb.body] = y[cb.body];
         }
+      } else if (reload && pairs) {
+        y.swap(y_pairs_before);
       }
       stats.body_ms += ms_since(t0);
-      if (!changed || pass + 1 >= kContactPasses) break;
+      if (!changed && !reload) break;
+      if (pass + 1 >= kContactPasses) {  // the operators just rebuilt still need their solves
+        if (!joints.empty() && jointed) timed_dual_solve();
+        if (pairs) timed_pair_solve(false);
+        break;
+      }
     }
     // A new contact needs no impact projection: the penalty rows' spring-damper stops the
     // approach (a force of the second-order scheme like any other), and the exact model's

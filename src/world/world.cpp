@@ -290,14 +290,18 @@ double World::kinetic_energy(BodyId id) const {
 
 double World::elastic_energy(BodyId id) const {
   impl_->check_id(id);
-  const auto& b = impl_->bodies[id.index];
+  return impl_->elastic(id.index, impl_->q[id.index]);
+}
+
+double World::Impl::elastic(std::size_t i, const Vec12& qi) const {
+  const auto& b = bodies[i];
   if (!b.dynamic()) return 0;
-  const Mat3 A = detail::affine_A(impl_->q[id.index]);
+  const Mat3 A = detail::affine_A(qi);
   // The energy the integrator minimises (see RotationMode, IntegratorMode).
-  if (impl_->settings.integrator == IntegratorMode::Vanilla) {
+  if (settings.integrator == IntegratorMode::Vanilla) {
     return detail::orthogonality_energy(A, b.k_vanilla);
   }
-  if (impl_->settings.rotation == RotationMode::Normalized) {
+  if (settings.rotation == RotationMode::Normalized) {
     return b.volume * detail::stvk_energy_density(A, b.mu, b.lambda);
   }
   Mat3 R;

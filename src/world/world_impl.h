@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "body/body_hessian.h"
@@ -15,6 +16,7 @@
 #include "solvers/body_operators.h"
 #include "solvers/cg_dual.h"
 #include "solvers/chain_dual.h"
+#include "solvers/contact_schur.h"
 #include "solvers/cholesky_dual.h"
 #include "solvers/row_set.h"
 #include "solvers/sparse_dual.h"
@@ -265,6 +267,70 @@ struct World::Impl final : detail::BodyOperators {
                                   double* a) const override;
   mutable std::vector<Vec3> clique_s, clique_cs;  ///< its scratch: Z0^T v and C_b Z0^T v
 
+  // Contact between dynamic bodies (pair_contact.cpp, DESIGN section 7). Their rows couple
+  // two moving bodies, so they stay out of the joint topology: after the joint solve, each
+  // row's response through it (one structured solve per group of rows on disjoint
+  // articulations) gives the Schur complement D = G_c M_J^{-1} G_c^T, the complementarity
+  // problem on it gives the multipliers (contact_lcp.h), and one more structured solve
+  // carries their forces into the increment.
+  struct PairContact {
+    /// a dynamic; b dynamic (then a < b) or a collider of a body that has contacts with
+    /// other dynamic bodies (its collider contacts join the same problem)
+    std::uint32_t a = 0, b = 0, feature = 0;
+    Vec3 pa = Vec3::Zero(), pb = Vec3::Zero();  ///< points, body frames of a and b (m)
+    Vec3 n = Vec3::UnitZ();                    ///< unit normal from b towards a (world, fixed in the step)
+    Vec3 t1 = Vec3::UnitX(), t2 = Vec3::UnitY();  ///< tangents (world)
+    double mu = 0;     ///< friction coefficient of the pair
+    double s0 = 0;     ///< normal row value at the start of the step, when penetrating (m)
+    double m_eff = 0;  ///< penalty: reduced rigid effective mass along n (kg)
+    double lambda[3] = {0, 0, 0};  ///< multipliers (normal pushes a when < 0), N
+  };
+  std::vector<PairContact> pair_contacts, pair_contacts_prev;  ///< sorted by (a, b, feature)
+  /// Per body (empty without pair contacts): 1 if it has a contact with another dynamic body.
+  std::vector<char> paired_body;
+  /// Adds the contact point cp (body a = cp.body, b = cp.collider, normal from b towards a)
+  /// to pair_contacts, warm-started from the last step's; `dynamic_pair` when b is dynamic.
+  void add_pair_contact(const detail::ContactPoint& cp, bool dynamic_pair);
+  /// Sorts pair_contacts and sizes pair_force (end of detect_contacts).
+  void finish_pair_contacts();
+  std::vector<detail::ContactPoint> pair_points;
+  /// Per body: its articulation (bodies joined by joints between dynamic bodies share one),
+  /// rebuilt when the joints change; joint_pairs: the body pairs that share a joint.
+  std::vector<std::uint32_t> articulation;
+  std::unordered_set<std::uint64_t> joint_pairs;
+  std::size_t articulation_joints_seen = static_cast<std::size_t>(-1);
+  void update_articulations();
+  /// Some pair contact of the step touches a jointed body: the joint solve keeps its rows.
+  bool pairs_on_joints = false;
+  std::size_t collidable_dynamic = 0;
+  /// Phase 1 (detect_contacts): candidate points between dynamic bodies at q^n, matched with
+  /// the last step's (warm start). `margin` as for colliders (m).
+  void detect_pair_contacts(double margin);
+  /// After the joint solve: the pair contacts' multipliers and their share of y. `loaded`:
+  /// the joint solve ran under the forces of the multipliers the contacts hold
+  /// (load_pair_forces), which y carries already.
+  void solve_pair_contacts(bool loaded);
+  /// y = y_free + H^{-1} (the pair contacts' forces): the joint solve's right-hand side under
+  /// the contact forces of the last pass; pair_applied keeps their multipliers.
+  void load_pair_forces();
+  Eigen::VectorXd pair_applied;
+  /// True if the pair contacts' forces change the joint solve's active set: an active drive
+  /// row beyond its force bound, an active limit row pulling, an inactive one violated.
+  bool pair_joint_sets_change() const;
+  Eigen::VectorXd response_sol;  ///< multipliers of the last joint_response (active rows)
+  detail::ContactRows pair_rows;   ///< its rows (scratch)
+  detail::ContactSchur contact_schur;
+  std::vector<Vec12> pair_z;  ///< its scratch: M_J^{-1} G_c^T lambda per body
+  std::vector<Vec12> y_pairs_before;  ///< y before the pair solve (contact passes)
+  /// Per body (empty without pair contacts): the generalized force (N) of the pair contacts
+  /// on it in the last solve; update_contacts adds it to a contact body's right-hand side.
+  std::vector<Vec12> pair_force;
+  /// M_J^{-1} applied to a force whose body solves are z = H^{-1} F: z <- z - H^{-1} G^T lambda
+  /// with (S + alpha) lambda = G z on the last dual solve's active rows (no-op without rows).
+  void joint_response(std::vector<Vec12>& z);
+  int dual_active = 0;            ///< active rows of the last dual solve
+  std::uint64_t dual_pattern = 0; ///< and their hash
+  detail::DualSolver* dual_used = nullptr;  ///< the solver that solved it (nullptr: none)
   /// Bodies held by an active limit row at the end of the last dual solve.
   std::vector<char> impact;
   /// The step's displacement q - q^n without its active limit rows (dual.cpp), empty while
@@ -305,6 +371,19 @@ struct World::Impl final : detail::BodyOperators {
   /// holds the end of the step, q_prev the start, u and impact its scratch.
   void advance(bool trial = false);
   double limit_violation() const;
+  /// Elastic energy (J) of body i at configuration qi (0 for static and kinematic bodies).
+  double elastic(std::size_t i, const Vec12& qi) const;
+  /// Contact impacts (advance): the bodies with contacts this step, their elastic energy at
+  /// the step's start and the energy the step can give them (J): the kinetic energy of every
+  /// body at the start plus gravity's work over the step's first iterate, a bound no
+  /// deformation of a converged step exceeds.
+  std::vector<std::uint32_t> impact_bodies;
+  double impact_elastic0 = 0, impact_budget = 0;
+  void start_contact_energy();
+  /// True if the contact bodies' elastic energy at the iterate exceeds its start by more
+  /// than the budget: one Newton iteration left a stiff body crushed by a contact force (its
+  /// linearised elasticity), and the step takes another.
+  bool contact_energy_excess() const;
   double constraint_residual() const;
   void consistent_start();   ///< initial accelerations of jointed systems
   double newton_iteration();
@@ -347,6 +426,7 @@ struct World::Impl final : detail::BodyOperators {
   /// which the next step matches for its friction anchors and active sets (detect_contacts).
   void save_contacts(detail::ByteWriter& out) const;
   std::vector<Contact> read_contacts(detail::ByteReader& in) const;
+  std::vector<PairContact> read_pair_contacts(detail::ByteReader& in) const;
 };
 
 }  // namespace mabd

@@ -201,7 +201,8 @@ TEST_F(CliTest, RunStatsCarryContactsAndPhaseTimes) {
       "step",           "time",            "newton_iterations", "residual",
       "joint_residual", "solver",          "contacts",          "max_penetration",
       "kinetic_energy", "potential_energy", "linear_momentum",  "angular_momentum",
-      "wall_ms",        "detect_ms",       "body_ms",           "dual_ms"};
+      "wall_ms",        "detect_ms",       "body_ms",           "dual_ms",
+      "contact_ms",     "body_contacts"};
   EXPECT_EQ(keys, expected);
 }
 

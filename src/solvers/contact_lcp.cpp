@@ -1,0 +1,211 @@
+// Contact complementarity problem: rounds of a box-constrained QP (projected Gauss-Seidel,
+// then an exact active-set loop) with the friction bounds from the normal forces
+// (contact_lcp.h).
+#include "solvers/contact_lcp.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <Eigen/SparseCholesky>
+
+namespace mabd::detail {
+namespace {
+
+using SpMat = Eigen::SparseMatrix<double>;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// (K lambda)_r with K = D + diag(alpha) (D symmetric: its column r is its row r).
+double row_times(const ContactLcp& p, const Eigen::VectorXd& lambda, int r) {
+  double s = p.alpha[r] * lambda[r];
+  for (SpMat::InnerIterator it(p.D, r); it; ++it) s += it.value() * lambda[it.row()];
+  return s;
+}
+
+enum class Bound : char { Free, Lo, Hi, Fixed };
+
+/// KKT violation of the QP at its bounds (N).
+double qp_residual(const ContactLcp& p, const Eigen::VectorXd& lambda, const Eigen::VectorXd& lo,
+                   const Eigen::VectorXd& hi, const Eigen::VectorXd& stiff) {
+  double worst = 0;
+  for (int r = 0; r < lambda.size(); ++r) {
+    const double w = (p.b[r] - row_times(p, lambda, r)) * stiff[r];
+    worst = std::max({worst, lambda[r] - hi[r], lo[r] - lambda[r]});
+    if (lo[r] == hi[r]) continue;
+    const double room_hi = hi[r] - lambda[r], room_lo = lambda[r] - lo[r];
+    // w > 0 asks lambda up (allowed while below hi), w < 0 down (while above lo).
+    if (w > 0) worst = std::max(worst, std::min(w, room_hi));
+    if (w < 0) worst = std::max(worst, std::min(-w, room_lo));
+  }
+  return worst;
+}
+
+/// One box-constrained QP: sweeps, then the active-set loop. Returns true if exact.
+bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+              const Eigen::VectorXd& stiff, const LcpOptions& o, Eigen::VectorXd& lambda,
+              LcpResult& result) {
+  const int n = static_cast<int>(lambda.size());
+  for (int r = 0; r < n; ++r) lambda[r] = std::clamp(lambda[r], lo[r], hi[r]);
+  for (int sweep = 0; sweep < o.max_sweeps; ++sweep) {
+    double change = 0, scale = 0;
+    for (int r = 0; r < n; ++r) {
+      const double old = lambda[r];
+      lambda[r] = std::clamp(old + (p.b[r] - row_times(p, lambda, r)) * stiff[r], lo[r], hi[r]);
+      change = std::max(change, std::abs(lambda[r] - old));
+      scale = std::max(scale, std::abs(lambda[r]));
+    }
+    ++result.sweeps;
+    if (change <= o.tolerance * scale) break;
+  }
+  double best = qp_residual(p, lambda, lo, hi, stiff);
+  // Active-set loop from the sets of the sweeps.
+  std::vector<Bound> set(n);
+  for (int r = 0; r < n; ++r) {
+    if (lo[r] == hi[r]) {
+      set[r] = Bound::Fixed;
+    } else if (lambda[r] >= hi[r]) {
+      set[r] = Bound::Hi;
+    } else if (lambda[r] <= lo[r]) {
+      set[r] = Bound::Lo;
+    } else {
+      set[r] = Bound::Free;
+    }
+  }
+  Eigen::VectorXd trial(n);
+  std::vector<int> free_of(n);
+  std::vector<int> free_rows;
+  std::vector<Eigen::Triplet<double>> trip;
+  for (int pivot = 0; pivot < o.max_pivots; ++pivot) {
+    ++result.pivots;
+    free_rows.clear();
+    for (int r = 0; r < n; ++r) {
+      free_of[r] = -1;
+      if (set[r] == Bound::Free) {
+        free_of[r] = static_cast<int>(free_rows.size());
+        free_rows.push_back(r);
+      } else {
+        trial[r] = set[r] == Bound::Lo ? lo[r] : hi[r];
+      }
+    }
+    const int m = static_cast<int>(free_rows.size());
+    if (m > 0) {
+      // K_FF lambda_F = b_F - K_FB lambda_B.
+      trip.clear();
+      Eigen::VectorXd rhs(m);
+      for (int e = 0; e < m; ++e) {
+        const int r = free_rows[e];
+        double v = p.b[r];
+        trip.emplace_back(e, e, p.alpha[r]);
+        for (SpMat::InnerIterator it(p.D, r); it; ++it) {
+          const int c = static_cast<int>(it.row());
+          if (free_of[c] >= 0) {
+            trip.emplace_back(e, free_of[c], it.value());
+          } else {
+            v -= it.value() * trial[c];
+          }
+        }
+        rhs[e] = v;
+      }
+      SpMat K(m, m);
+      K.setFromTriplets(trip.begin(), trip.end());
+      Eigen::SimplicialLDLT<SpMat> ldlt(K);
+      if (ldlt.info() != Eigen::Success) break;
+      const Eigen::VectorXd x = ldlt.solve(rhs);
+      if (!x.allFinite()) break;
+      for (int e = 0; e < m; ++e) trial[free_rows[e]] = x[e];
+    }
+    bool changed = false;
+    for (int r = 0; r < n; ++r) {
+      switch (set[r]) {
+        case Bound::Free:
+          if (trial[r] > hi[r]) {
+            set[r] = Bound::Hi;
+            changed = true;
+          } else if (trial[r] < lo[r]) {
+            set[r] = Bound::Lo;
+            changed = true;
+          }
+          break;
+        case Bound::Hi:
+          if (p.b[r] - row_times(p, trial, r) < 0) {  // asks lambda down: release
+            set[r] = Bound::Free;
+            changed = true;
+          }
+          break;
+        case Bound::Lo:
+          if (p.b[r] - row_times(p, trial, r) > 0) {
+            set[r] = Bound::Free;
+            changed = true;
+          }
+          break;
+        case Bound::Fixed:
+          break;
+      }
+    }
+    if (!changed) {
+      for (int r = 0; r < n; ++r) trial[r] = std::clamp(trial[r], lo[r], hi[r]);
+      const double res = qp_residual(p, trial, lo, hi, stiff);
+      if (res <= best || res <= 1e-9 * (trial.cwiseAbs().maxCoeff() + 1e-300)) {
+        lambda = trial;
+        result.residual = res;
+        return true;
+      }
+      break;
+    }
+  }
+  result.residual = best;
+  return false;
+}
+
+}  // namespace
+
+LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
+                            const LcpOptions& options) {
+  LcpResult result;
+  const int points = p.points();
+  const int n = 3 * points;
+  if (lambda.size() != n) lambda = Eigen::VectorXd::Zero(n);
+  if (points == 0) {
+    result.exact = true;
+    return result;
+  }
+  Eigen::VectorXd stiff(n), lo(n), hi(n);
+  for (int r = 0; r < n; ++r) {
+    const double d = p.D.coeff(r, r) + p.alpha[r];
+    stiff[r] = d > 0 ? 1 / d : 0;
+  }
+  // Friction bounds from the normal forces of the warm start, then of each round.
+  auto set_bounds = [&] {
+    double change = 0, scale = 0;
+    for (int k = 0; k < points; ++k) {
+      lo[3 * k] = -kInf;
+      hi[3 * k] = 0;
+      const double B = p.mu[k] * std::max(-lambda[3 * k], 0.0);
+      change = std::max(change, std::abs(B - hi[3 * k + 1]));
+      scale = std::max(scale, B);
+      for (int t = 1; t <= 2; ++t) {
+        lo[3 * k + t] = -B;
+        hi[3 * k + t] = B;
+      }
+    }
+    return scale > 0 ? change / scale : 0.0;
+  };
+  hi.setConstant(-1);  // no bounds yet: the first change is measured against nothing
+  set_bounds();
+  // A first round with frictionless bounds when nothing pushes yet: the normal forces first.
+  for (int round = 0; round < options.max_rounds; ++round) {
+    ++result.rounds;
+    result.exact = solve_qp(p, lo, hi, stiff, options, lambda, result);
+    bool any_mu = false;
+    for (double m : p.mu) any_mu |= m > 0;
+    if (!any_mu) break;
+    result.bound_change = set_bounds();
+    if (result.bound_change <= options.bound_tolerance) {
+      result.bound_change = 0;
+      break;
+    }
+  }
+  return result;
+}
+
+}  // namespace mabd::detail

@@ -1,0 +1,63 @@
+// The contact complementarity problem on the Schur complement of the contact rows over the
+// joint solve (DESIGN section 7): with D = G_c M_J^{-1} G_c^T (M_J^{-1}: the joint-constrained
+// inverse) and b = C + G_c y (y: the increment with the joints alone), the row values at the
+// end of the step are
+//   w = b - K lambda,   K = D + diag(alpha),
+// in blocks of three rows per contact point (normal n, tangents t1, t2; w in m, lambda in N):
+//   normal:   lambda_n <= 0 (pushes only), w_n >= 0 (no penetration), lambda_n w_n = 0;
+//   friction: the pyramid aligned with t1 (the sliding direction at detection), each tangent
+//             row bounded by mu |lambda_n| with lambda_n lagged: |lambda_t| <= B, w_t = 0
+//             inside (no slip over the step), lambda_t = +-B with w_t of the same sign on a
+//             bound (the force opposes the slip).
+// With the bounds fixed the problem is the convex box-constrained QP
+//   min 1/2 lambda^T K lambda - b^T lambda,  lo <= lambda <= hi,
+// solved by projected Gauss-Seidel (warm-started) to find the sets, then exactly by an
+// active-set loop (the free rows' equalities, dense or sparse LDLT). The friction bounds then
+// follow the new normal forces, a few rounds (the normal force of the last iterate).
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/SparseCore>
+
+namespace mabd::detail {
+
+struct ContactLcp {
+  /// Symmetric positive semi-definite (both triangles stored), 3 rows per point (m/N).
+  Eigen::SparseMatrix<double> D;
+  Eigen::VectorXd alpha;   ///< compliance per row (m/N), > 0
+  Eigen::VectorXd b;       ///< row values with lambda = 0 (m)
+  std::vector<double> mu;  ///< friction coefficient per point (0: no friction force)
+  int points() const { return static_cast<int>(mu.size()); }
+};
+
+struct LcpOptions {
+  int max_sweeps = 100;       ///< projected Gauss-Seidel sweeps at most, per round
+  double tolerance = 1e-8;    ///< relative change of lambda that ends the sweeps
+  int max_pivots = 30;        ///< active-set solves at most, per round
+  int max_rounds = 30;        ///< friction-bound updates (lagged normal force) at most
+  double bound_tolerance = 1e-6;  ///< relative change of the bounds that ends the rounds
+};
+
+struct LcpResult {
+  int sweeps = 0;      ///< Gauss-Seidel sweeps taken, all rounds
+  int pivots = 0;      ///< active-set solves taken, all rounds
+  int rounds = 0;      ///< friction-bound rounds taken
+  /// The last round's active-set loop converged: lambda solves the QP of its bounds to
+  /// round-off (else lambda is the better of the sweeps and the last active-set solve).
+  bool exact = false;
+  /// Largest violation of the QP's optimality conditions at its bounds, as a force (N): w
+  /// scaled by the row's stiffness 1 / K_rr where it should vanish or has the wrong sign.
+  double residual = 0;
+  /// Largest relative change of a friction bound in the last round (0: the bounds follow the
+  /// final normal forces).
+  double bound_change = 0;
+};
+
+/// Solves the problem; lambda holds a warm start on entry (resized to zero if its size
+/// differs) and the solution on return.
+LcpResult solve_contact_lcp(const ContactLcp& problem, Eigen::VectorXd& lambda,
+                            const LcpOptions& options = {});
+
+}  // namespace mabd::detail

@@ -1,0 +1,120 @@
+// Contact rows on their Schur complement over the joint solve (contact_schur.h).
+#include "solvers/contact_schur.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace mabd::detail {
+
+LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
+                              const std::vector<std::uint32_t>& articulation,
+                              const std::vector<char>& jointed, const JointResponse& response,
+                              const std::vector<Vec12>& y, Eigen::VectorXd& lambda,
+                              std::vector<Vec12>& dy, const Eigen::VectorXd* applied,
+                              const LcpOptions& options) {
+  const int n = rows.size();
+  const std::size_t bodies = y.size();  // (the operators may not have their flags set)
+  responses_ = 0;
+  lcp_.alpha.resize(n);
+  lcp_.b.resize(n);
+  lcp_.mu = rows.mu;
+  wa_.resize(n);
+  wb_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    wa_[r] = ops.solve_body(rows.a[r], rows.ga[r]);
+    wb_[r] = rows.b[r] >= 0 ? ops.solve_body(rows.b[r], rows.gb[r]) : Vec12::Zero();
+    lcp_.alpha[r] = rows.alpha[r];
+    lcp_.b[r] = rows.value[r] + rows.ga[r].dot(y[rows.a[r]]);
+    if (rows.b[r] >= 0) lcp_.b[r] += rows.gb[r].dot(y[rows.b[r]]);
+  }
+  auto joined = [&](std::int32_t i) { return i >= 0 && jointed[i] != 0; };
+  // A fixed side has no articulation: the row's other one stands for both.
+  auto art_a = [&](int r) { return articulation[rows.a[r]]; };
+  auto art_b = [&](int r) { return rows.b[r] >= 0 ? articulation[rows.b[r]] : art_a(r); };
+
+  // Rows touching each articulation, and groups of rows on disjoint articulations.
+  std::unordered_map<std::uint32_t, std::vector<int>> rows_of_art, groups_of_art;
+  std::vector<std::vector<int>> groups;
+  for (int r = 0; r < n; ++r) {
+    const std::uint32_t A = art_a(r), B = art_b(r);
+    rows_of_art[A].push_back(r);
+    if (B != A) rows_of_art[B].push_back(r);
+    auto& ga = groups_of_art[A];
+    auto& gb = groups_of_art[B];
+    int g = 0;
+    while (std::find(ga.begin(), ga.end(), g) != ga.end() ||
+           std::find(gb.begin(), gb.end(), g) != gb.end()) {
+      ++g;
+    }
+    if (g == static_cast<int>(groups.size())) groups.emplace_back();
+    groups[g].push_back(r);
+    ga.push_back(g);
+    if (B != A) gb.push_back(g);
+  }
+  // D column by column: the responses z = M_J^{-1} g_j of a group's rows at once.
+  z_.assign(bodies, Vec12::Zero());
+  trip_.clear();
+  std::vector<int> seen(n, -1);
+  for (const auto& group : groups) {
+    bool needs_joints = false;
+    for (int r : group) {
+      z_[rows.a[r]] += wa_[r];
+      if (rows.b[r] >= 0) z_[rows.b[r]] += wb_[r];
+      needs_joints |= joined(rows.a[r]) || joined(rows.b[r]);
+    }
+    if (needs_joints) {
+      response(z_);
+      ++responses_;
+    }
+    for (int j : group) {
+      const std::uint32_t A = art_a(j), B = art_b(j);
+      for (std::uint32_t art : {A, B}) {
+        for (int i : rows_of_art[art]) {
+          if (seen[i] == j) continue;
+          seen[i] = j;
+          double v = 0;
+          const std::uint32_t ai = art_a(i);
+          if (ai == A || ai == B) v += rows.ga[i].dot(z_[rows.a[i]]);
+          if (rows.b[i] >= 0) {
+            const std::uint32_t bi = art_b(i);
+            if (bi == A || bi == B) v += rows.gb[i].dot(z_[rows.b[i]]);
+          }
+          trip_.emplace_back(i, j, v);
+        }
+      }
+    }
+    if (needs_joints) {
+      std::fill(z_.begin(), z_.end(), Vec12::Zero());
+    } else {
+      for (int r : group) {
+        z_[rows.a[r]] = Vec12::Zero();
+        if (rows.b[r] >= 0) z_[rows.b[r]] = Vec12::Zero();
+      }
+    }
+  }
+  Eigen::SparseMatrix<double> D(n, n);
+  D.setFromTriplets(trip_.begin(), trip_.end());
+  lcp_.D = 0.5 * (D + Eigen::SparseMatrix<double>(D.transpose()));
+  if (applied != nullptr) lcp_.b += lcp_.D * *applied;  // y carries D applied already
+
+  const LcpResult result = solve_contact_lcp(lcp_, lambda, options);
+
+  // dy = M_J^{-1} G_c^T lambda (less what y carries): one more response for all rows.
+  dy.assign(bodies, Vec12::Zero());
+  bool needs_joints = false;
+  for (int r = 0; r < n; ++r) {
+    const double l = applied != nullptr ? lambda[r] - (*applied)[r] : lambda[r];
+    if (l == 0) continue;
+    dy[rows.a[r]] += wa_[r] * l;
+    if (rows.b[r] >= 0) dy[rows.b[r]] += wb_[r] * l;
+    needs_joints |= joined(rows.a[r]) || joined(rows.b[r]);
+  }
+  dy_through_joints_ = needs_joints;
+  if (needs_joints) {
+    response(dy);
+    ++responses_;
+  }
+  return result;
+}
+
+}  // namespace mabd::detail

@@ -1,0 +1,75 @@
+// Contact rows between moving bodies solved on their Schur complement over the joint solve
+// (DESIGN section 7). The joints keep their structured solver (chain, tree, loops): with
+// M_J^{-1} the inverse constrained by the joints (H^{-1} followed by the joint solve's
+// projection), the contact rows see
+//   D = G_c M_J^{-1} G_c^T,   b = C + G_c y       (y: the increment with the joints alone),
+// and after the complementarity problem on them (contact_lcp.h) the increment changes by
+//   dy = M_J^{-1} G_c^T lambda.
+// A column of D is one joint response (one structured solve); rows whose articulations are
+// disjoint share one, since a response stays in the articulations it starts in. Bodies
+// without joint rows need no joint solve at all (M_J^{-1} = H^{-1} there).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "mabd/math.h"
+#include "solvers/body_operators.h"
+#include "solvers/contact_lcp.h"
+
+namespace mabd::detail {
+
+/// The contact rows of one Newton iteration: three per point (normal, t1, t2), each on a
+/// movable body a and a movable body b != a or nothing that moves (b = -1, gb unused).
+struct ContactRows {
+  std::vector<Vec12> ga, gb;         ///< gradients of each row on its bodies
+  std::vector<std::int32_t> a, b;    ///< bodies of each row (b = -1: fixed)
+  std::vector<double> alpha;         ///< compliance per row (m/N), > 0
+  std::vector<double> value;         ///< row value C at the current iterate (m)
+  std::vector<double> mu;            ///< friction coefficient per point
+  int size() const { return static_cast<int>(ga.size()); }
+  void clear() {
+    ga.clear();
+    gb.clear();
+    a.clear();
+    b.clear();
+    alpha.clear();
+    value.clear();
+    mu.clear();
+  }
+};
+
+class ContactSchur {
+ public:
+  /// z holds H^{-1} F (per body) on entry and M_J^{-1} F on return (the joint solve applied).
+  using JointResponse = std::function<void(std::vector<Vec12>& z)>;
+
+  /// Solves the contact rows over the joints: `articulation[i]` groups the bodies joined by
+  /// joints, `jointed[i]` is 1 for a body with joint rows (its responses need the joint
+  /// solve), y the increment with the joints alone (one per body). lambda holds a warm start on entry and
+  /// the multipliers on return; dy = M_J^{-1} G_c^T lambda per body (subtract it from y).
+  /// `applied` (optional): multipliers whose forces y already carries (the joints were
+  /// solved under them); lambda is then the total and dy = M_J^{-1} G_c^T (lambda - applied).
+  LcpResult solve(const ContactRows& rows, const BodyOperators& ops,
+                  const std::vector<std::uint32_t>& articulation, const std::vector<char>& jointed,
+                  const JointResponse& response, const std::vector<Vec12>& y,
+                  Eigen::VectorXd& lambda, std::vector<Vec12>& dy,
+                  const Eigen::VectorXd* applied = nullptr, const LcpOptions& options = {});
+  /// True if the last solve's dy went through the joint solve (its last response).
+  bool dy_through_joints() const { return dy_through_joints_; }
+  /// The problem of the last solve (D, alpha, b, mu).
+  const ContactLcp& problem() const { return lcp_; }
+  /// Joint responses (structured solves) the last solve took.
+  int responses() const { return responses_; }
+
+ private:
+  ContactLcp lcp_;
+  std::vector<Vec12> wa_, wb_;  ///< H^{-1} g per row and side
+  std::vector<Vec12> z_;
+  std::vector<Eigen::Triplet<double>> trip_;
+  int responses_ = 0;
+  bool dy_through_joints_ = false;
+};
+
+}  // namespace mabd::detail

@@ -1,0 +1,121 @@
+// Contacts between two dynamic bodies (CollisionWorld::detect_pairs): the face contact of two
+// boxes (aligned, turned, offset), round pairs, filters and exclusions, and the output order.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "collision_test_util.h"
+#include "mabd/error.h"
+
+namespace mabd::test {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+/// Two dynamic bodies: `a` below at the origin, `b` on top at `at`, turned by `turn`.
+std::vector<ContactPoint> pair(const ShapeDef& a, const ShapeDef& b, const Vec3& at,
+                               const Quat& turn = Quat::Identity(), double margin = 1e-3) {
+  CollisionWorld w;
+  w.add_body(0, geometry(BodyKind::Dynamic, a));
+  w.add_body(1, geometry(BodyKind::Dynamic, b));
+  const std::vector<Pose> poses = {pose_at(Vec3::Zero()), pose_at(at, turn)};
+  std::vector<ContactPoint> out;
+  w.detect_pairs(poses, margin, out);
+  for (const ContactPoint& c : out) {
+    EXPECT_EQ(c.body, 0u);
+    EXPECT_EQ(c.collider, 1u);
+    expect_consistent(c, poses);
+  }
+  return out;
+}
+
+// Two equal boxes stacked exactly, face on face (a case where GJK/EPA alone returns a
+// diagonal): four points at the corners, normal straight down (from b towards a).
+TEST(PairDetection, EqualBoxesStackedFaceOnFace) {
+  for (double depth : {0.0, 1e-7, 1e-5, 1e-3}) {
+    const auto out = pair(box_shape(Vec3::Constant(0.2)), box_shape(Vec3::Constant(0.2)),
+                          Vec3(0, 0, 0.2 - depth));
+    ASSERT_EQ(out.size(), 4u) << "depth " << depth;
+    for (const ContactPoint& c : out) {
+      expect_vec_near(c.normal, -Vec3::UnitZ(), 1e-12);
+      EXPECT_NEAR(c.gap, -depth, 1e-12);
+      EXPECT_NEAR(std::abs(c.p_body.x()), 0.1, 1e-12);
+      EXPECT_NEAR(std::abs(c.p_body.y()), 0.1, 1e-12);
+    }
+  }
+}
+
+// The top box turned by 45 degrees about z: the contacts lie in the overlap of the two faces
+// (an octagon), not at corners outside the other face.
+TEST(PairDetection, TurnedBoxTouchesWithinTheOverlap) {
+  const auto out = pair(box_shape(Vec3::Constant(0.2)), box_shape(Vec3::Constant(0.2)),
+                        Vec3(0, 0, 0.2 - 1e-4), axis_angle(kPi / 4, Vec3::UnitZ()));
+  ASSERT_EQ(out.size(), 4u);
+  for (const ContactPoint& c : out) {
+    EXPECT_NEAR(c.gap, -1e-4, 1e-12);
+    const Vec3 x = c.p_body;  // a at the origin: its user frame is the world
+    EXPECT_LE(std::abs(x.x()), 0.1 + 1e-12);
+    EXPECT_LE(std::abs(x.y()), 0.1 + 1e-12);
+    EXPECT_LE(std::abs(x.x()) + std::abs(x.y()), 0.1 * std::sqrt(2.0) + 1e-12);
+  }
+}
+
+// A small box on a large one, offset: its own four corners.
+TEST(PairDetection, SmallBoxOnLargeBox) {
+  const auto out = pair(box_shape(Vec3(1, 1, 0.2)), box_shape(Vec3::Constant(0.1)),
+                        Vec3(0.3, -0.2, 0.15 - 2e-5));
+  ASSERT_EQ(out.size(), 4u);
+  for (const ContactPoint& c : out) {
+    EXPECT_NEAR(c.gap, -2e-5, 1e-12);
+    EXPECT_NEAR(std::abs(c.p_body.x() - 0.3), 0.05, 1e-12);
+    EXPECT_NEAR(std::abs(c.p_body.y() + 0.2), 0.05, 1e-12);
+  }
+}
+
+TEST(PairDetection, RoundPairsAndSeparation) {
+  // A sphere resting on a box: one point below its centre.
+  auto out = pair(box_shape(Vec3::Constant(0.2)), sphere_shape(0.05), Vec3(0.02, 0, 0.15 - 1e-4));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NEAR(out[0].gap, -1e-4, 1e-12);
+  expect_vec_near(out[0].normal, -Vec3::UnitZ());
+  // Apart by more than the margin: nothing; within it: speculative points (gap > 0).
+  EXPECT_TRUE(pair(box_shape(Vec3::Constant(0.2)), box_shape(Vec3::Constant(0.2)),
+                   Vec3(0, 0, 0.21), Quat::Identity(), 1e-3)
+                  .empty());
+  out = pair(box_shape(Vec3::Constant(0.2)), box_shape(Vec3::Constant(0.2)), Vec3(0, 0, 0.2005),
+             Quat::Identity(), 1e-3);
+  ASSERT_EQ(out.size(), 4u);
+  for (const ContactPoint& c : out) EXPECT_NEAR(c.gap, 5e-4, 1e-12);
+}
+
+TEST(PairDetection, FiltersExclusionsAndOrder) {
+  CollisionWorld w;
+  CollisionGeometry g = geometry(BodyKind::Dynamic, box_shape(Vec3::Constant(0.2)));
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    CollisionGeometry gi = g;
+    if (i == 3) {
+      gi.group = 2;
+      gi.mask = 2;  // collides with group 2 only
+    }
+    w.add_body(i, gi);
+  }
+  w.add_body(4, geometry(BodyKind::Static, box_shape(Vec3::Constant(0.2))));
+  w.exclude_pair(1, 0);
+  // Bodies 0-3 and the static body 4 all overlap at the origin, a little apart.
+  std::vector<Pose> poses;
+  for (int i = 0; i < 5; ++i) poses.push_back(pose_at(Vec3(0, 0, 0.19 * i)));
+  std::vector<ContactPoint> out;
+  w.detect_pairs(poses, 1e-3, out);
+  // 1-2 only: 0-1 excluded, 2-3 filtered, the static body is a collider (detect's business).
+  ASSERT_FALSE(out.empty());
+  for (const ContactPoint& c : out) {
+    EXPECT_EQ(c.body, 1u);
+    EXPECT_EQ(c.collider, 2u);
+  }
+  for (std::size_t k = 1; k < out.size(); ++k) EXPECT_LT(out[k - 1].feature, out[k].feature);
+  EXPECT_THROW(w.detect_pairs({Pose()}, 1e-3, out), InvalidArgument);
+  EXPECT_THROW(w.detect_pairs(poses, -1, out), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace mabd::test

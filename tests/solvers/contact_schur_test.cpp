@@ -1,0 +1,343 @@
+// Contact rows on their Schur complement over the structured joint solve (contact_schur.h)
+// against a dense KKT reference on random small systems (a chain, a tree and a free body with
+// contacts between and within them), and the complementarity solver (contact_lcp.h) against
+// enumeration of the active sets and its own optimality conditions.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "joints/row.h"
+#include "solvers/contact_lcp.h"
+#include "solvers/contact_schur.h"
+#include "solvers/row_set.h"
+#include "solvers/tree_dual.h"
+#include "test_bodies.h"
+
+namespace mabd::detail {
+namespace {
+
+/// Joints (point rows) of a 4-body chain and a 4-body tree hanging from the world, and a free
+/// ninth body; the row set at the bodies' q, every row active.
+struct Joints {
+  DualTopology topology;
+  RowSet rows;
+  std::vector<std::uint32_t> articulation;
+  std::vector<char> jointed;
+};
+
+void build_joints(Joints& j, const TestBodies& ops, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-0.5, 0.5);
+  const int n = static_cast<int>(ops.body_count());
+  const std::vector<Edge> edges = {{-1, 0}, {0, 1}, {1, 2}, {2, 3},   // chain 0-3
+                                   {-1, 4}, {4, 5}, {4, 6}, {5, 7}};  // tree 4-7
+  j.topology.movable.assign(n, 1);
+  j.topology.items = edges;
+  const std::vector<Vec12> zero(n, Vec12::Zero());
+  const Vec12 world_q = make_q(Mat3::Identity(), Vec3::Zero());
+  j.rows.begin(ops, zero);
+  for (const Edge& e : edges) {
+    j.rows.begin_item(e.a, e.b);
+    add_point_rows(e.a >= 0 ? ops.q()[e.a] : world_q, ops.q()[e.b], Vec3(u(rng), u(rng), u(rng)),
+                   Vec3(u(rng), u(rng), u(rng)), j.rows.rows);
+    j.rows.end_item();
+  }
+  j.rows.finish();
+  j.articulation = {0, 0, 0, 0, 4, 4, 4, 4, 8};
+  j.jointed = {1, 1, 1, 1, 1, 1, 1, 1, 0};
+}
+
+/// Contact points between random pairs of distinct bodies (within and across articulations),
+/// with random normals and tangents, values and compliances.
+ContactRows random_contacts(std::mt19937& rng, int points, int bodies, double mu) {
+  std::uniform_real_distribution<double> u(-0.5, 0.5), pos(0, 1);
+  std::uniform_int_distribution<int> body(0, bodies - 1);
+  ContactRows c;
+  for (int k = 0; k < points; ++k) {
+    const int a = body(rng);
+    int b = body(rng);
+    while (b == a) b = body(rng);
+    const Vec3 pa(u(rng), u(rng), u(rng)), pb(u(rng), u(rng), u(rng));
+    const Vec3 n = Vec3(u(rng), u(rng), u(rng)).normalized();
+    const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
+    c.mu.push_back(mu);
+    for (const Vec3& d : {n, t1, t2}) {
+      c.ga.push_back(grad_point(pa, d));
+      c.gb.push_back(-grad_point(pb, d));
+      c.a.push_back(a);
+      c.b.push_back(b);
+      c.alpha.push_back(1e-7 * (0.1 + pos(rng)));
+      c.value.push_back(2e-3 * u(rng) - 5e-4);  // mostly penetrating
+    }
+  }
+  return c;
+}
+
+/// The structured joint response: z <- z - H^{-1} G^T lambda, (S + alpha) lambda = G z.
+struct TreeResponse {
+  TreeDual tree;
+  Joints* joints = nullptr;
+  const TestBodies* ops = nullptr;
+  void operator()(std::vector<Vec12>& z) {
+    RowSet& rs = joints->rows;
+    const int m = rs.size();
+    std::vector<int> index(m);
+    Eigen::VectorXd rhs(m), sol;
+    for (int r = 0; r < m; ++r) {
+      index[r] = r;
+      double v = 0;
+      if (rs.row_a[r] >= 0) v += rs.rows[r].ga.dot(z[rs.row_a[r]]);
+      if (rs.row_b[r] >= 0) v += rs.rows[r].gb.dot(z[rs.row_b[r]]);
+      rhs[r] = v;
+    }
+    ASSERT_TRUE(tree.solve(rs, *ops, index, m, 7, rhs, sol));
+    for (std::size_t i = 0; i < z.size(); ++i) {
+      Vec12 f = Vec12::Zero();
+      for (int r : rs.rows_of[i]) f += rs.g_of(r, i) * sol[r];
+      if (!rs.rows_of[i].empty()) z[i] -= ops->solve_body(i, f);
+    }
+  }
+};
+
+/// ContactSchur::solve with the joints' responses through the tree solver.
+LcpResult solve_over_tree(ContactSchur& schur, const ContactRows& contacts, const TestBodies& ops,
+                          Joints& joints, const std::vector<Vec12>& y, Eigen::VectorXd& lambda,
+                          std::vector<Vec12>& dy) {
+  TreeResponse response;
+  response.joints = &joints;
+  response.ops = &ops;
+  EXPECT_TRUE(response.tree.prepare(joints.topology));
+  return schur.solve(contacts, ops, joints.articulation, joints.jointed,
+                     [&](std::vector<Vec12>& z) { response(z); }, y, lambda, dy);
+}
+
+/// Dense reference: M_J^{-1} (12 N square) from the full KKT matrix [H G_J^T; G_J -A_J].
+Eigen::MatrixXd dense_joint_inverse(const Joints& j, const BodyOperators& ops) {
+  const int nb = static_cast<int>(ops.body_count());
+  const int m = j.rows.size();
+  Eigen::MatrixXd Hinv = Eigen::MatrixXd::Zero(12 * nb, 12 * nb);
+  for (int i = 0; i < nb; ++i) {
+    for (int c = 0; c < 12; ++c) Hinv.block<12, 1>(12 * i, 12 * i + c) = ops.solve_body(i, Vec12::Unit(c));
+  }
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(12 * nb + m, 12 * nb + m);
+  K.topLeftCorner(12 * nb, 12 * nb) = Hinv.inverse();
+  for (int r = 0; r < m; ++r) {
+    for (int side = 0; side < 2; ++side) {
+      const int body = side == 0 ? j.rows.row_a[r] : j.rows.row_b[r];
+      if (body < 0) continue;
+      const Vec12& g = side == 0 ? j.rows.rows[r].ga : j.rows.rows[r].gb;
+      K.block<1, 12>(12 * nb + r, 12 * body) += g.transpose();
+      K.block<12, 1>(12 * body, 12 * nb + r) += g;
+    }
+    K(12 * nb + r, 12 * nb + r) = -j.rows.rows[r].compliance;
+  }
+  const Eigen::MatrixXd Kinv = K.inverse();
+  return Kinv.topLeftCorner(12 * nb, 12 * nb);
+}
+
+Eigen::MatrixXd dense_contact_gradients(const ContactRows& c, int bodies) {
+  Eigen::MatrixXd G = Eigen::MatrixXd::Zero(c.size(), 12 * bodies);
+  for (int r = 0; r < c.size(); ++r) {
+    G.block<1, 12>(r, 12 * c.a[r]) += c.ga[r].transpose();
+    G.block<1, 12>(r, 12 * c.b[r]) += c.gb[r].transpose();
+  }
+  return G;
+}
+
+/// Frictionless reference: the normal rows' complementarity problem solved by enumerating
+/// the active sets (K = D + alpha positive definite: exactly one set is consistent).
+Eigen::VectorXd enumerate_normals(const Eigen::MatrixXd& K, const Eigen::VectorXd& b) {
+  const int points = static_cast<int>(b.size() / 3);
+  for (int mask = 0; mask < (1 << points); ++mask) {
+    std::vector<int> act;
+    for (int k = 0; k < points; ++k) {
+      if (mask & (1 << k)) act.push_back(3 * k);
+    }
+    Eigen::VectorXd lambda = Eigen::VectorXd::Zero(b.size());
+    if (!act.empty()) {
+      Eigen::MatrixXd Ks(act.size(), act.size());
+      Eigen::VectorXd bs(act.size());
+      for (std::size_t i = 0; i < act.size(); ++i) {
+        bs[i] = b[act[i]];
+        for (std::size_t l = 0; l < act.size(); ++l) Ks(i, l) = K(act[i], act[l]);
+      }
+      const Eigen::VectorXd x = Ks.ldlt().solve(bs);
+      for (std::size_t i = 0; i < act.size(); ++i) lambda[act[i]] = x[i];
+    }
+    const Eigen::VectorXd w = b - K * lambda;
+    bool ok = true;
+    for (int k = 0; k < points && ok; ++k) {
+      ok = (mask & (1 << k)) ? lambda[3 * k] <= 1e-12 : w[3 * k] >= -1e-15;
+    }
+    if (ok) return lambda;
+  }
+  ADD_FAILURE() << "no consistent active set";
+  return Eigen::VectorXd::Zero(b.size());
+}
+
+double rel(const Eigen::VectorXd& x, const Eigen::VectorXd& ref) {
+  return (x - ref).lpNorm<Eigen::Infinity>() / std::max(ref.lpNorm<Eigen::Infinity>(), 1e-300);
+}
+
+class ContactSchurTest : public ::testing::TestWithParam<double> {};
+
+TEST_P(ContactSchurTest, MatchesDenseKktReference) {
+  const double mu = GetParam();
+  for (int seed = 1; seed <= 6; ++seed) {
+    std::mt19937 rng(seed);
+    TestBodies ops(9, rng);
+    Joints joints;
+    build_joints(joints, ops, rng);
+    const ContactRows contacts = random_contacts(rng, 5, 9, mu);
+    std::uniform_real_distribution<double> u(-1e-3, 1e-3);
+    std::vector<Vec12> y(9);
+    for (auto& v : y) v = Vec12::NullaryExpr([&] { return u(rng); });
+
+    ContactSchur schur;
+    Eigen::VectorXd lambda;
+    std::vector<Vec12> dy;
+    const LcpResult result = solve_over_tree(schur, contacts, ops, joints, y, lambda, dy);
+    EXPECT_TRUE(result.exact) << "seed " << seed;
+
+    // Dense: D = G_c M_J^{-1} G_c^T, b = C + G_c y.
+    const Eigen::MatrixXd MJ = dense_joint_inverse(joints, ops);
+    const Eigen::MatrixXd G = dense_contact_gradients(contacts, 9);
+    const Eigen::MatrixXd D = G * MJ * G.transpose();
+    Eigen::VectorXd yv(12 * 9);
+    for (int i = 0; i < 9; ++i) yv.segment<12>(12 * i) = y[i];
+    const Eigen::VectorXd b =
+        Eigen::Map<const Eigen::VectorXd>(contacts.value.data(), contacts.size()) + G * yv;
+    const Eigen::MatrixXd Ds = Eigen::MatrixXd(schur.problem().D);
+    EXPECT_LT((Ds - D).lpNorm<Eigen::Infinity>() / D.lpNorm<Eigen::Infinity>(), 1e-10)
+        << "seed " << seed;
+    EXPECT_LT(rel(schur.problem().b, b), 1e-12) << "seed " << seed;
+
+    // The multipliers: enumeration without friction, else the same problem built densely.
+    Eigen::MatrixXd K = D;
+    for (int r = 0; r < contacts.size(); ++r) K(r, r) += contacts.alpha[r];
+    Eigen::VectorXd ref;
+    if (mu == 0) {
+      ref = enumerate_normals(K, b);
+    } else {
+      ContactLcp dense;
+      dense.D = K.sparseView();
+      dense.D -= Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(contacts.alpha.data(),
+                                                                   contacts.size()))
+                     .asDiagonal();
+      dense.alpha = Eigen::Map<const Eigen::VectorXd>(contacts.alpha.data(), contacts.size());
+      dense.b = b;
+      dense.mu = contacts.mu;
+      ref = Eigen::VectorXd::Zero(contacts.size());
+      solve_contact_lcp(dense, ref);
+    }
+    EXPECT_LT(rel(lambda, ref), 1e-8) << "seed " << seed;
+    // The increment: dy = M_J^{-1} G_c^T lambda.
+    const Eigen::VectorXd dy_ref = MJ * G.transpose() * ref;
+    Eigen::VectorXd dyv(12 * 9);
+    for (int i = 0; i < 9; ++i) dyv.segment<12>(12 * i) = dy[i];
+    EXPECT_LT(rel(dyv, dy_ref), 1e-8) << "seed " << seed;
+    // Some rows push, some do not (the test exercises the complementarity).
+    int pushing = 0;
+    for (int k = 0; k < 5; ++k) pushing += lambda[3 * k] < 0;
+    EXPECT_GT(pushing, 0) << "seed " << seed;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Friction, ContactSchurTest, ::testing::Values(0.0, 0.5),
+                         [](const ::testing::TestParamInfo<double>& info) {
+                           return info.param == 0 ? std::string("frictionless")
+                                                  : std::string("mu_0_5");
+                         });
+
+TEST(ContactSchur, RowsOnDisjointArticulationsShareAResponse) {
+  std::mt19937 rng(11);
+  TestBodies ops(9, rng);
+  Joints joints;
+  build_joints(joints, ops, rng);
+  // Two points: one within the chain, one between the tree and the free body.
+  ContactRows c;
+  for (const auto& [a, b] : {std::pair{0, 2}, std::pair{5, 8}}) {
+    c.mu.push_back(0);
+    for (int t = 0; t < 3; ++t) {
+      const Vec3 d = Vec3::Unit(t);
+      c.ga.push_back(grad_point(Vec3(0.1, 0, 0), d));
+      c.gb.push_back(-grad_point(Vec3(-0.1, 0, 0), d));
+      c.a.push_back(a);
+      c.b.push_back(b);
+      c.alpha.push_back(1e-6);
+      c.value.push_back(-1e-3);
+    }
+  }
+  ContactSchur schur;
+  Eigen::VectorXd lambda;
+  std::vector<Vec12> dy;
+  const std::vector<Vec12> y(9, Vec12::Zero());
+  solve_over_tree(schur, c, ops, joints, y, lambda, dy);
+  // Six rows, three groups of two (one row of each point), and one response for dy.
+  EXPECT_EQ(schur.responses(), 4);
+}
+
+// ---- The complementarity solver on its own -------------------------------------------------
+
+ContactLcp random_lcp(std::mt19937& rng, int points, double mu) {
+  std::uniform_real_distribution<double> u(-1, 1), pos(0, 1);
+  const int n = 3 * points;
+  // D = J J^T of rank below n (coplanar contacts make it singular), plus compliance.
+  const Eigen::MatrixXd J = Eigen::MatrixXd::NullaryExpr(n, std::max(3, n - 4), [&] { return u(rng); });
+  ContactLcp p;
+  p.D = (J * J.transpose()).sparseView();
+  p.alpha = Eigen::VectorXd::NullaryExpr(n, [&] { return 1e-3 * (0.1 + pos(rng)); });
+  p.b = Eigen::VectorXd::NullaryExpr(n, [&] { return u(rng); });
+  p.mu.assign(points, mu);
+  return p;
+}
+
+TEST(ContactLcp, FrictionlessMatchesEnumeration) {
+  for (int seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    const ContactLcp p = random_lcp(rng, 6, 0.0);
+    Eigen::MatrixXd K = Eigen::MatrixXd(p.D);
+    K.diagonal() += p.alpha;
+    const Eigen::VectorXd ref = enumerate_normals(K, p.b);
+    Eigen::VectorXd lambda;
+    const LcpResult r = solve_contact_lcp(p, lambda);
+    EXPECT_TRUE(r.exact) << "seed " << seed;
+    EXPECT_LT(rel(lambda, ref), 1e-9) << "seed " << seed;
+  }
+}
+
+TEST(ContactLcp, FrictionSolutionMeetsItsConditions) {
+  for (int seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    const ContactLcp p = random_lcp(rng, 6, 0.4);
+    Eigen::VectorXd lambda;
+    const LcpResult r = solve_contact_lcp(p, lambda);
+    EXPECT_TRUE(r.exact) << "seed " << seed;
+    EXPECT_EQ(r.bound_change, 0) << "seed " << seed;  // bounds follow the final normals
+    Eigen::MatrixXd K = Eigen::MatrixXd(p.D);
+    K.diagonal() += p.alpha;
+    const Eigen::VectorXd w = p.b - K * lambda;
+    const double scale = lambda.lpNorm<Eigen::Infinity>();
+    for (int k = 0; k < 6; ++k) {
+      const double ln = lambda[3 * k], wn = w[3 * k];
+      EXPECT_LE(ln, 1e-12 * scale);
+      EXPECT_GE(wn * K(3 * k, 3 * k), -1e-9 * scale);            // no penetration
+      EXPECT_LE(std::abs(ln * wn) * K(3 * k, 3 * k), 1e-9 * scale * scale);  // complementary
+      for (int t = 1; t <= 2; ++t) {
+        const double lt = lambda[3 * k + t], wt = w[3 * k + t], B = 0.4 * -ln;
+        EXPECT_LE(std::abs(lt), B * (1 + 1e-5) + 1e-12 * scale);  // inside the pyramid
+        // (The bounds follow the normal forces to LcpOptions::bound_tolerance, 1e-6.)
+        if (std::abs(lt) < B * (1 - 1e-5)) {
+          EXPECT_LE(std::abs(wt) * K(3 * k + t, 3 * k + t), 1e-9 * scale);  // sticks
+        } else if (B > 0) {
+          EXPECT_GE(lt * wt, -1e-9 * scale * scale);  // opposes the slip
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mabd::detail
