@@ -18,6 +18,15 @@ struct Collector : btDbvt::ICollide {
   }
 };
 
+/// Collects pairs of leaf ids.
+struct PairCollector : btDbvt::ICollide {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>* out = nullptr;
+  void Process(const btDbvtNode* a, const btDbvtNode* b) override {
+    out->emplace_back(std::uint32_t(reinterpret_cast<std::uintptr_t>(a->data)),
+                      std::uint32_t(reinterpret_cast<std::uintptr_t>(b->data)));
+  }
+};
+
 }  // namespace
 
 struct AabbTree::Impl {
@@ -59,6 +68,14 @@ void AabbTree::query(const Vec3& lower, const Vec3& upper, std::vector<std::uint
   Collector collector;
   collector.hits = &hits;
   impl_->tree.collideTVNoStackAlloc(root, volume, impl_->stack, collector);
+}
+
+void AabbTree::overlapping_pairs(std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) {
+  const btDbvtNode* root = impl_->tree.m_root;
+  if (root == nullptr) return;
+  PairCollector collector;
+  collector.out = &out;
+  impl_->tree.collideTT(root, root, collector);
 }
 
 }  // namespace mabd::detail

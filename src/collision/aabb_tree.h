@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "mabd/math.h"
@@ -26,6 +27,9 @@ class AabbTree {
   /// Appends to `hits` the ids of the leaves whose boxes overlap [lower, upper]. Does not
   /// allocate once `hits` and the internal stack have grown (one query at a time).
   void query(const Vec3& lower, const Vec3& upper, std::vector<std::uint32_t>& hits) const;
+  /// Appends every pair of leaves whose boxes overlap, once each (in no set order), in one
+  /// traversal of the tree against itself.
+  void overlapping_pairs(std::vector<std::pair<std::uint32_t, std::uint32_t>>& out);
 
  private:
   struct Impl;

@@ -142,9 +142,12 @@ struct CollisionWorld::Impl {
   // refitted at each call, and the bodies in it.
   AabbTree dynamic_tree;
   std::vector<std::uint32_t> dynamic_bodies;
+  std::vector<Vec3> dynamic_fat;    ///< per body: lower and upper corner of its fat box
+  std::vector<char> dynamic_fresh;  ///< per body: not in the tree yet
   bool dynamic_dirty = true;
   std::size_t pair_candidates = 0;
   std::vector<Placed> other_prims;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pair_list;
 
   // Scratch, reused by detect.
   std::vector<std::uint32_t> hits;
@@ -351,7 +354,8 @@ std::size_t CollisionWorld::colliding_bodies() const { return impl_->colliding; 
 std::size_t CollisionWorld::pair_candidates() const { return impl_->pair_candidates; }
 
 void CollisionWorld::detect_pairs(const std::vector<Pose>& poses, double margin,
-                                  std::vector<ContactPoint>& out) {
+                                  std::vector<ContactPoint>& out,
+                                  const std::function<bool(std::uint32_t, std::uint32_t)>& accept) {
   Impl& m = *impl_;
   out.clear();
   m.pair_candidates = 0;
@@ -380,36 +384,56 @@ void CollisionWorld::detect_pairs(const std::vector<Pose>& poses, double margin,
     center = geo.centered ? pose.position : Vec3(pose.position + pose.orientation * geo.center);
     return geo.radius + 0.5 * margin;
   };
+  // The tree holds boxes fattened by a fifth of each body's radius, moved only when a body
+  // leaves its box (a query then tests the tight box against the fat ones).
+  m.dynamic_fat.resize(m.bodies.size() * 2, Vec3::Zero());
+  if (m.dynamic_fresh.size() != m.bodies.size()) m.dynamic_fresh.assign(m.bodies.size(), 1);
   for (std::uint32_t b : m.dynamic_bodies) {
     Vec3 c;
     const double r = sphere(b, c);
-    m.dynamic_tree.set(b, c - Vec3::Constant(r), c + Vec3::Constant(r));
+    Vec3& lo = m.dynamic_fat[2 * b];
+    Vec3& hi = m.dynamic_fat[2 * b + 1];
+    const Vec3 tight_lo = c - Vec3::Constant(r), tight_hi = c + Vec3::Constant(r);
+    if (m.dynamic_fresh[b] || (tight_lo.array() < lo.array()).any() ||
+        (tight_hi.array() > hi.array()).any()) {
+      const double fat = 0.2 * m.geometries[m.bodies[b].geometry].radius;
+      lo = tight_lo - Vec3::Constant(fat);
+      hi = tight_hi + Vec3::Constant(fat);
+      m.dynamic_tree.set(b, lo, hi);
+      m.dynamic_fresh[b] = 0;
+    }
   }
   Contact points[kMaxPairPoints];
-  for (std::uint32_t a : m.dynamic_bodies) {
-    Vec3 ca;
-    const double ra = sphere(a, ca);
-    m.hits.clear();
-    m.dynamic_tree.query(ca - Vec3::Constant(ra), ca + Vec3::Constant(ra), m.hits);
-    std::sort(m.hits.begin(), m.hits.end());
+  m.pair_list.clear();
+  m.dynamic_tree.overlapping_pairs(m.pair_list);
+  // The caller's rules and the filters first (most overlapping boxes are neighbours in a
+  // chain or net), then the bounding spheres; the survivors in order.
+  std::size_t kept = 0;
+  for (auto [a, b] : m.pair_list) {
+    if (a > b) std::swap(a, b);
+    if (a == b || (accept && !accept(a, b))) continue;
+    if (!filters_match(m.bodies[a], m.bodies[b])) continue;
+    if (!m.excluded.empty() && m.excluded.count(pair_key(a, b)) != 0) continue;
+    Vec3 ca, cb;
+    const double ra = sphere(a, ca), rb = sphere(b, cb);
+    if ((ca - cb).norm() >= ra + rb) continue;
+    m.pair_list[kept++] = {a, b};
+  }
+  m.pair_list.resize(kept);
+  std::sort(m.pair_list.begin(), m.pair_list.end());
+  std::uint32_t placed = kNone;  // the body whose primitives body_prims holds
+  for (const auto& [a, b] : m.pair_list) {
     const BodyRecord& rec_a = m.bodies[a];
-    bool placed_a = false;
-    for (std::uint32_t b : m.hits) {
-      if (b <= a) continue;
-      const BodyRecord& rec_b = m.bodies[b];
-      if (!filters_match(rec_a, rec_b)) continue;
-      if (!m.excluded.empty() && m.excluded.count(pair_key(a, b)) != 0) continue;
-      Vec3 cb;
-      const double rb = sphere(b, cb);
-      if ((ca - cb).norm() >= ra + rb) continue;
-      ++m.pair_candidates;
-      if (!placed_a) {
+    const BodyRecord& rec_b = m.bodies[b];
+    ++m.pair_candidates;
+    {
+      if (placed != a) {
         const Mat3 rot = poses[a].orientation.toRotationMatrix();
         m.body_prims.clear();
         for (const Primitive& p : m.geometries[rec_a.geometry].prims) {
           m.body_prims.push_back(place(p, rot, poses[a].position));
         }
-        placed_a = true;
+        placed = a;
       }
       const Mat3 rot_b = poses[b].orientation.toRotationMatrix();
       m.other_prims.clear();

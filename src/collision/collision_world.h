@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -79,7 +80,10 @@ class CollisionWorld {
   /// index a and `collider` the higher b, the normal points from b towards a and p_collider
   /// is in b's user frame. At most 4 points per pair of primitives. Appends to `out` (cleared
   /// first), sorted by (a, b, feature). Convex primitives only (a dynamic mesh is its hull).
-  void detect_pairs(const std::vector<Pose>& poses, double margin, std::vector<ContactPoint>& out);
+  /// `accept(a, b)` (a < b; may be empty) filters pairs before the narrow phase (the
+  /// caller's own rules, e.g. bodies of one articulation).
+  void detect_pairs(const std::vector<Pose>& poses, double margin, std::vector<ContactPoint>& out,
+                    const std::function<bool(std::uint32_t, std::uint32_t)>& accept = {});
   /// Counts of the last detect.
   const DetectStats& stats() const;
   /// Body pairs the last detect_pairs passed to the narrow phase.

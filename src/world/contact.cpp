@@ -76,6 +76,9 @@ void World::Impl::register_collision(std::size_t i, const BodyDef& def) {
   if (def.kind == BodyKind::Dynamic) {
     has_collidable_dynamic = true;
     ++collidable_dynamic;
+    collidable_body.resize(i + 1, 0);
+    collidable_body[i] = 1;
+    articulation_joints_seen = static_cast<std::size_t>(-1);  // recount the articulations
   } else {
     has_colliders = true;
   }
@@ -89,8 +92,13 @@ void World::Impl::detect_contacts() {
   pair_contacts.clear();
   paired_body.clear();
   pairs_on_joints = false;
-  const bool pairs = (settings.contact.bodies || settings.contact.self_collision) &&
-                     collidable_dynamic >= 2;
+  bool pairs = (settings.contact.bodies || settings.contact.self_collision) &&
+               collidable_dynamic >= 2 && settings.contact.model != ContactModel::None;
+  if (pairs) {
+    // One articulation without self-collision (a net on a cylinder): no pair can collide.
+    update_articulations();
+    pairs = settings.contact.self_collision || collidable_articulations >= 2;
+  }
   if (settings.contact.model == ContactModel::None || !has_collidable_dynamic ||
       (!has_colliders && !pairs)) {
     contact_of.clear();

@@ -63,20 +63,26 @@ void World::Impl::update_articulations() {
   for (std::uint32_t i = 0; i < articulation.size(); ++i) {
     articulation[i] = find_root(articulation, i);
   }
+  // Articulations with a colliding body (two at least, or pairs need self-collision).
+  std::vector<char> seen(bodies.size(), 0);
+  collidable_articulations = 0;
+  for (std::size_t i = 0; i < collidable_body.size(); ++i) {
+    if (!collidable_body[i] || seen[articulation[i]]) continue;
+    seen[articulation[i]] = 1;
+    ++collidable_articulations;
+  }
   articulation_joints_seen = joints.size();
 }
 
 void World::Impl::detect_pair_contacts(double margin) {
-  update_articulations();
-  collision.detect_pairs(collision_poses, margin, pair_points);
+  const auto accept = [this](std::uint32_t a, std::uint32_t b) {
+    if (articulation[a] != articulation[b]) return settings.contact.bodies;
+    return settings.contact.self_collision && joint_pairs.count(pair_key(a, b)) == 0;
+  };
+  collision.detect_pairs(collision_poses, margin, pair_points, accept);
   paired_body.assign(bodies.size(), 0);
   for (const auto& cp : pair_points) {
     const std::uint32_t a = cp.body, b = cp.collider;
-    const bool same = articulation[a] == articulation[b];
-    if (same ? (!settings.contact.self_collision || joint_pairs.count(pair_key(a, b)) != 0)
-             : !settings.contact.bodies) {
-      continue;
-    }
     add_pair_contact(cp, true);
     paired_body[a] = paired_body[b] = 1;
   }

@@ -303,6 +303,8 @@ struct World::Impl final : detail::BodyOperators {
   /// Some pair contact of the step touches a jointed body: the joint solve keeps its rows.
   bool pairs_on_joints = false;
   std::size_t collidable_dynamic = 0;
+  std::vector<char> collidable_body;       ///< per body (up to the last colliding dynamic one)
+  std::size_t collidable_articulations = 0;  ///< articulations with a colliding body
   /// Phase 1 (detect_contacts): candidate points between dynamic bodies at q^n, matched with
   /// the last step's (warm start). `margin` as for colliders (m).
   void detect_pair_contacts(double margin);
