@@ -36,7 +36,7 @@ struct LcpOptions {
   int max_sweeps = 100;       ///< projected Gauss-Seidel sweeps at most, per round
   double tolerance = 1e-8;    ///< relative change of lambda that ends the sweeps
   int max_pivots = 30;        ///< active-set solves at most, per round
-  int max_rounds = 30;        ///< friction-bound updates (lagged normal force) at most
+  int max_rounds = 8;         ///< friction-bound updates (lagged normal force) at most
   double bound_tolerance = 1e-6;  ///< relative change of the bounds that ends the rounds
 };
 

@@ -50,6 +50,7 @@ void World::Impl::dual_solve() {
   closed_form_dual = false;
   detail::DualSolver& method = dual_method();
   dual_used = nullptr;
+  ++response_stamp;  // the articulations' response factors (joint_response.cpp) go stale
   if (&method == &chain_dual && ball_chain_dual.ready() && !pairs_on_joints &&
       ball_chain_dual.solve(*this, q, y, lambda)) {
     closed_form_dual = true;
@@ -245,45 +246,6 @@ void World::Impl::dual_solve() {
   limit_smooth_set = limit_set;
   y.swap(y_limits);
   lambda = lambda_limits;
-}
-
-void World::Impl::joint_response(std::vector<Vec12>& z) {
-  if (dual_used == nullptr || dual_active == 0) return;
-  const auto& rs = row_set;
-  const auto& index = dual_scratch.index;
-  const int n = rs.size();
-  Eigen::VectorXd& rhs = dual_scratch.rhs;
-  Eigen::VectorXd& sol = dual_scratch.sol;
-  rhs.resize(dual_active);
-  for (int r = 0; r < n; ++r) {  // G z (no row values: a response, not a step)
-    if (index[r] < 0) continue;
-    const int a = rs.row_a[r], b = rs.row_b[r];
-    double v = 0;
-    if (dynamic(a)) v += rs.rows[r].ga.dot(z[a]);
-    if (dynamic(b)) v += rs.rows[r].gb.dot(z[b]);
-    rhs[index[r]] = v;
-  }
-  bool solved = dual_used->solve(rs, *this, index, dual_active, dual_pattern, rhs, sol);
-  if (!solved && dual_used != &sparse_dual) {
-    if (!rs.have_w) row_set.compute_w(*this);
-    solved = sparse_dual.solve(rs, *this, index, dual_active, dual_pattern, rhs, sol);
-  }
-  if (!solved) {
-    throw SimulationError("step " + std::to_string(steps + 1) +
-                          ": the joint system could not be solved for a contact's response");
-  }
-  response_sol = sol;
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    if (rs.rows_of[i].empty()) continue;
-    Vec12 f = Vec12::Zero();
-    bool any = false;
-    for (int r : rs.rows_of[i]) {
-      if (index[r] < 0) continue;
-      f.noalias() += rs.g_of(r, i) * sol[index[r]];
-      any = true;
-    }
-    if (any) z[i] -= solve_body(i, f);
-  }
 }
 
 }  // namespace mabd

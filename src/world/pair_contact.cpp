@@ -63,6 +63,16 @@ void World::Impl::update_articulations() {
   for (std::uint32_t i = 0; i < articulation.size(); ++i) {
     articulation[i] = find_root(articulation, i);
   }
+  // The bodies of each articulation (joint_response.cpp).
+  art_begin.assign(bodies.size() + 1, 0);
+  for (std::uint32_t a : articulation) ++art_begin[a + 1];
+  for (std::size_t k = 0; k < bodies.size(); ++k) art_begin[k + 1] += art_begin[k];
+  art_members.resize(bodies.size());
+  {
+    std::vector<std::uint32_t> fill(art_begin.begin(), art_begin.end() - 1);
+    for (std::uint32_t i = 0; i < articulation.size(); ++i) art_members[fill[articulation[i]]++] = i;
+  }
+  response_cache.clear();
   // Articulations with a colliding body (two at least, or pairs need self-collision).
   std::vector<char> seen(bodies.size(), 0);
   collidable_articulations = 0;
@@ -81,8 +91,22 @@ void World::Impl::detect_pair_contacts(double margin) {
   };
   collision.detect_pairs(collision_poses, margin, pair_points, accept);
   paired_body.assign(bodies.size(), 0);
+  // The broad margin covers the fastest body's travel; a pair keeps the points its own
+  // approach can close within the step (twice, for the step's acceleration): bodies falling
+  // side by side are no candidates.
+  const double h = settings.dt;
   for (const auto& cp : pair_points) {
     const std::uint32_t a = cp.body, b = cp.collider;
+    const auto& A = bodies[a];
+    const auto& B = bodies[b];
+    const Vec3 pa = A.R_up.transpose() * (cp.p_body - A.com_u);
+    const Vec3 pb = B.R_up.transpose() * (cp.p_collider - B.com_u);
+    const double approach =
+        -cp.normal.dot(detail::point(qdot[a], pa) - detail::point(qdot[b], pb));
+    if (cp.gap >= settings.contact.margin + 2 * h * std::max(approach, 0.0) +
+                      settings.gravity.norm() * h * h) {
+      continue;
+    }
     add_pair_contact(cp, true);
     paired_body[a] = paired_body[b] = 1;
   }

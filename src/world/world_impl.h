@@ -330,6 +330,15 @@ struct World::Impl final : detail::BodyOperators {
   /// M_J^{-1} applied to a force whose body solves are z = H^{-1} F: z <- z - H^{-1} G^T lambda
   /// with (S + alpha) lambda = G z on the last dual solve's active rows (no-op without rows).
   void joint_response(std::vector<Vec12>& z);
+  // joint_response.cpp: per articulation, its active joint rows' block of S + diag(alpha),
+  // factored on first use after each dual solve (response_stamp).
+  struct ArticulationFactor;
+  ArticulationFactor& articulation_factor(std::uint32_t art);
+  std::unordered_map<std::uint32_t, std::shared_ptr<ArticulationFactor>> response_cache;
+  std::uint64_t response_stamp = 0, response_cache_stamp = ~0ull;
+  std::vector<std::uint32_t> art_begin, art_members;  ///< bodies of each articulation (CSR)
+  std::vector<std::uint32_t> touched_arts;
+  std::vector<int> response_written;
   int dual_active = 0;            ///< active rows of the last dual solve
   std::uint64_t dual_pattern = 0; ///< and their hash
   detail::DualSolver* dual_used = nullptr;  ///< the solver that solved it (nullptr: none)
@@ -376,15 +385,22 @@ struct World::Impl final : detail::BodyOperators {
   /// Elastic energy (J) of body i at configuration qi (0 for static and kinematic bodies).
   double elastic(std::size_t i, const Vec12& qi) const;
   /// Contact impacts (advance): the bodies with contacts this step, their elastic energy at
-  /// the step's start and the energy the step can give them (J): the kinetic energy of every
-  /// body at the start plus gravity's work over the step's first iterate, a bound no
-  /// deformation of a converged step exceeds.
+  /// the step's start and the energy the step can give them (J): the kinetic energy of the
+  /// bodies of their articulations at the start plus gravity's work on them over the step's
+  /// first iterate, a bound no deformation of a converged step exceeds.
   std::vector<std::uint32_t> impact_bodies;
   double impact_elastic0 = 0, impact_budget = 0;
+  std::vector<char> impact_reach;  ///< its scratch: per articulation, holds a contact body
+  double impact_energy0 = 0;       ///< implicit Euler: impact_energy(true)
+  /// Kinetic and gravity energy (J) of the bodies of the contact bodies' articulations and
+  /// elastic energy of the contact bodies, at the step's start or at the iterate (velocity
+  /// u / h, implicit Euler).
+  double impact_energy(bool at_start) const;
   void start_contact_energy();
-  /// True if the contact bodies' elastic energy at the iterate exceeds its start by more
-  /// than the budget: one Newton iteration left a stiff body crushed by a contact force (its
-  /// linearised elasticity), and the step takes another.
+  /// True if the step is not converged at a contact: implicit Euler, the energy in reach
+  /// (impact_energy) rose above its start; generalized-alpha, the contact bodies' elastic
+  /// energy rose by more than the budget. One Newton iteration can leave a hard impact's
+  /// rotation and a stiff body crushed by a contact force linearised; the step takes more.
   bool contact_energy_excess() const;
   double constraint_residual() const;
   void consistent_start();   ///< initial accelerations of jointed systems

@@ -1,0 +1,147 @@
+// The joint-constrained response of the contacts between dynamic bodies (pair_contact.cpp,
+// solvers/contact_schur.h): z <- z - H^{-1} G^T lambda with (S + alpha) lambda = G z, on the
+// active rows of the last dual solve. A response stays in the articulations it starts in, so
+// each articulation with a nonzero z solves only its own rows: its block of S + diag(alpha),
+// assembled body by body like assemble_dual and factored once per dual solve (dense LDLT
+// for small articulations, sparse LDLT for large ones), then one solve per response. A
+// contact's column of D then costs its articulations' size, not the whole world's.
+#include <Eigen/Cholesky>
+#include <Eigen/SparseCholesky>
+
+#include "mabd/error.h"
+#include "world/world_impl.h"
+
+namespace mabd {
+
+namespace {
+constexpr int kDenseRows = 96;  ///< articulations with more active rows factor sparse
+}  // namespace
+
+struct World::Impl::ArticulationFactor {
+  std::vector<int> rows;                    ///< active rows (global ids), local order
+  std::vector<std::uint32_t> bodies;        ///< dynamic bodies with rows
+  /// Per body: (local row, H^{-1} g of that row on the body).
+  std::vector<std::vector<std::pair<int, Vec12>>> w;
+  Eigen::LDLT<Eigen::MatrixXd> dense;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> sparse;
+  bool use_dense = true;
+  bool ok = false;
+};
+
+World::Impl::ArticulationFactor& World::Impl::articulation_factor(std::uint32_t art) {
+  if (response_cache_stamp != response_stamp) {
+    response_cache.clear();
+    response_cache_stamp = response_stamp;
+  }
+  auto it = response_cache.find(art);
+  if (it != response_cache.end()) return *it->second;
+  auto f = std::make_shared<ArticulationFactor>();
+  const auto& rs = row_set;
+  const auto& index = dual_scratch.index;
+  // Its bodies (members of the articulation) and their active rows.
+  std::unordered_map<int, int> local;
+  for (std::uint32_t i = art_begin[art]; i < art_begin[art + 1]; ++i) {
+    const std::uint32_t b = art_members[i];
+    bool any = false;
+    for (int r : rs.rows_of[b]) {
+      if (index[r] < 0) continue;
+      any = true;
+      if (local.emplace(r, static_cast<int>(f->rows.size())).second) f->rows.push_back(r);
+    }
+    if (any) f->bodies.push_back(b);
+  }
+  const int m = static_cast<int>(f->rows.size());
+  f->w.resize(f->bodies.size());
+  for (std::size_t k = 0; k < f->bodies.size(); ++k) {
+    const std::uint32_t b = f->bodies[k];
+    for (int r : rs.rows_of[b]) {
+      if (index[r] >= 0) f->w[k].emplace_back(local[r], solve_body(b, rs.g_of(r, b)));
+    }
+  }
+  // S_rs = sum over bodies of g_r . H^{-1} g_s, plus the compliances.
+  Eigen::MatrixXd S;
+  std::vector<Eigen::Triplet<double>> sparse_trip;
+  f->use_dense = m <= kDenseRows;
+  if (f->use_dense) S = Eigen::MatrixXd::Zero(m, m);
+  for (std::size_t k = 0; k < f->bodies.size(); ++k) {
+    const std::uint32_t b = f->bodies[k];
+    const auto& wb = f->w[k];
+    for (const auto& [lr, wr] : wb) {
+      const Vec12& gr = rs.g_of(f->rows[lr], b);
+      for (const auto& [ls, ws] : wb) {
+        const double v = gr.dot(ws);
+        if (f->use_dense) {
+          S(lr, ls) += v;
+        } else {
+          sparse_trip.emplace_back(lr, ls, v);
+        }
+      }
+    }
+  }
+  for (int l = 0; l < m; ++l) {
+    const double c = rs.rows[f->rows[l]].compliance;
+    if (f->use_dense) {
+      S(l, l) += c;
+    } else {
+      sparse_trip.emplace_back(l, l, c);
+    }
+  }
+  if (f->use_dense) {
+    S = 0.5 * (S + S.transpose());
+    f->dense.compute(S);
+    f->ok = f->dense.info() == Eigen::Success;
+  } else {
+    Eigen::SparseMatrix<double> A(m, m);
+    A.setFromTriplets(sparse_trip.begin(), sparse_trip.end());
+    f->sparse.compute(A);
+    f->ok = f->sparse.info() == Eigen::Success;
+  }
+  auto& ref = *f;
+  response_cache.emplace(art, std::move(f));
+  return ref;
+}
+
+void World::Impl::joint_response(std::vector<Vec12>& z) {
+  if (dual_used == nullptr || dual_active == 0) return;
+  // The articulations z touches (a response stays in them).
+  touched_arts.clear();
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (!z[i].isZero(0)) touched_arts.push_back(articulation[i]);
+  }
+  std::sort(touched_arts.begin(), touched_arts.end());
+  touched_arts.erase(std::unique(touched_arts.begin(), touched_arts.end()), touched_arts.end());
+  // Multipliers of this response at the active rows' positions (pair_joint_sets_change).
+  for (int k : response_written) response_sol[k] = 0;
+  response_written.clear();
+  if (response_sol.size() != dual_active) response_sol = Eigen::VectorXd::Zero(dual_active);
+  const auto& rs = row_set;
+  const auto& index = dual_scratch.index;
+  for (std::uint32_t art : touched_arts) {
+    ArticulationFactor& f = articulation_factor(art);
+    const int m = static_cast<int>(f.rows.size());
+    if (m == 0) continue;
+    if (!f.ok) {
+      throw SimulationError("step " + std::to_string(steps + 1) +
+                            ": the joint system could not be solved for a contact's response "
+                            "(singular joint rows)");
+    }
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(m);  // G z
+    for (std::size_t k = 0; k < f.bodies.size(); ++k) {
+      const std::uint32_t b = f.bodies[k];
+      for (const auto& [l, w] : f.w[k]) rhs[l] += rs.g_of(f.rows[l], b).dot(z[b]);
+    }
+    const Eigen::VectorXd lambda = f.use_dense ? Eigen::VectorXd(f.dense.solve(rhs))
+                                               : Eigen::VectorXd(f.sparse.solve(rhs));
+    for (std::size_t k = 0; k < f.bodies.size(); ++k) {
+      Vec12& zb = z[f.bodies[k]];
+      for (const auto& [l, w] : f.w[k]) zb.noalias() -= w * lambda[l];
+    }
+    for (int l = 0; l < m; ++l) {
+      const int k = index[f.rows[l]];
+      response_sol[k] = lambda[l];
+      response_written.push_back(k);
+    }
+  }
+}
+
+}  // namespace mabd
