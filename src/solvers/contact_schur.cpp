@@ -55,15 +55,22 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
   z_.assign(bodies, Vec12::Zero());
   trip_.clear();
   std::vector<int> seen(n, -1);
+  // The bodies of a group's rows (where the response starts).
+  auto add = [&](std::vector<Vec12>& z, int r, double l) {
+    z[rows.a[r]] += wa_[r] * l;
+    touched_.push_back(static_cast<std::uint32_t>(rows.a[r]));
+    if (rows.b[r] >= 0) {
+      z[rows.b[r]] += wb_[r] * l;
+      touched_.push_back(static_cast<std::uint32_t>(rows.b[r]));
+    }
+    return joined(rows.a[r]) || joined(rows.b[r]);
+  };
   for (const auto& group : groups) {
     bool needs_joints = false;
-    for (int r : group) {
-      z_[rows.a[r]] += wa_[r];
-      if (rows.b[r] >= 0) z_[rows.b[r]] += wb_[r];
-      needs_joints |= joined(rows.a[r]) || joined(rows.b[r]);
-    }
+    touched_.clear();
+    for (int r : group) needs_joints |= add(z_, r, 1.0);
     if (needs_joints) {
-      response(z_);
+      response(z_, touched_);
       ++responses_;
     }
     for (int j : group) {
@@ -83,14 +90,7 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
         }
       }
     }
-    if (needs_joints) {
-      std::fill(z_.begin(), z_.end(), Vec12::Zero());
-    } else {
-      for (int r : group) {
-        z_[rows.a[r]] = Vec12::Zero();
-        if (rows.b[r] >= 0) z_[rows.b[r]] = Vec12::Zero();
-      }
-    }
+    for (std::uint32_t i : touched_) z_[i] = Vec12::Zero();
   }
   Eigen::SparseMatrix<double> D(n, n);
   D.setFromTriplets(trip_.begin(), trip_.end());
@@ -102,16 +102,14 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
   // dy = M_J^{-1} G_c^T lambda (less what y carries): one more response for all rows.
   dy.assign(bodies, Vec12::Zero());
   bool needs_joints = false;
+  touched_.clear();
   for (int r = 0; r < n; ++r) {
     const double l = applied != nullptr ? lambda[r] - (*applied)[r] : lambda[r];
-    if (l == 0) continue;
-    dy[rows.a[r]] += wa_[r] * l;
-    if (rows.b[r] >= 0) dy[rows.b[r]] += wb_[r] * l;
-    needs_joints |= joined(rows.a[r]) || joined(rows.b[r]);
+    if (l != 0) needs_joints |= add(dy, r, l);
   }
   dy_through_joints_ = needs_joints;
   if (needs_joints) {
-    response(dy);
+    response(dy, touched_);
     ++responses_;
   }
   return result;

@@ -43,7 +43,10 @@ struct ContactRows {
 class ContactSchur {
  public:
   /// z holds H^{-1} F (per body) on entry and M_J^{-1} F on return (the joint solve applied).
-  using JointResponse = std::function<void(std::vector<Vec12>& z)>;
+  /// `touched` lists the bodies where z is nonzero on entry; the response appends every body
+  /// whose z it changes (so neither side scans every body).
+  using JointResponse =
+      std::function<void(std::vector<Vec12>& z, std::vector<std::uint32_t>& touched)>;
 
   /// Solves the contact rows over the joints: `articulation[i]` groups the bodies joined by
   /// joints, `jointed[i]` is 1 for a body with joint rows (its responses need the joint
@@ -67,6 +70,7 @@ class ContactSchur {
   ContactLcp lcp_;
   std::vector<Vec12> wa_, wb_;  ///< H^{-1} g per row and side
   std::vector<Vec12> z_;
+  std::vector<std::uint32_t> touched_;
   std::vector<Eigen::Triplet<double>> trip_;
   int responses_ = 0;
   bool dy_through_joints_ = false;

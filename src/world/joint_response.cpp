@@ -101,13 +101,11 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(std::uint32_t 
   return ref;
 }
 
-void World::Impl::joint_response(std::vector<Vec12>& z) {
+void World::Impl::joint_response(std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
   if (dual_used == nullptr || dual_active == 0) return;
   // The articulations z touches (a response stays in them).
   touched_arts.clear();
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    if (!z[i].isZero(0)) touched_arts.push_back(articulation[i]);
-  }
+  for (std::uint32_t i : touched) touched_arts.push_back(articulation[i]);
   std::sort(touched_arts.begin(), touched_arts.end());
   touched_arts.erase(std::unique(touched_arts.begin(), touched_arts.end()), touched_arts.end());
   // Multipliers of this response at the active rows' positions (pair_joint_sets_change).
@@ -135,6 +133,7 @@ void World::Impl::joint_response(std::vector<Vec12>& z) {
     for (std::size_t k = 0; k < f.bodies.size(); ++k) {
       Vec12& zb = z[f.bodies[k]];
       for (const auto& [l, w] : f.w[k]) zb.noalias() -= w * lambda[l];
+      touched.push_back(f.bodies[k]);
     }
     for (int l = 0; l < m; ++l) {
       const int k = index[f.rows[l]];

@@ -91,29 +91,15 @@ void World::Impl::detect_pair_contacts(double margin) {
   };
   collision.detect_pairs(collision_poses, margin, pair_points, accept);
   paired_body.assign(bodies.size(), 0);
-  // The broad margin covers the fastest body's travel; a pair keeps the points its own
-  // approach can close within the step (twice, for the step's acceleration): bodies falling
-  // side by side are no candidates.
-  const double h = settings.dt;
   for (const auto& cp : pair_points) {
     const std::uint32_t a = cp.body, b = cp.collider;
-    const auto& A = bodies[a];
-    const auto& B = bodies[b];
-    const Vec3 pa = A.R_up.transpose() * (cp.p_body - A.com_u);
-    const Vec3 pb = B.R_up.transpose() * (cp.p_collider - B.com_u);
-    const double approach =
-        -cp.normal.dot(detail::point(qdot[a], pa) - detail::point(qdot[b], pb));
-    if (cp.gap >= settings.contact.margin + 2 * h * std::max(approach, 0.0) +
-                      settings.gravity.norm() * h * h) {
-      continue;
-    }
-    add_pair_contact(cp, true);
+    if (!add_pair_contact(cp, true)) continue;
     paired_body[a] = paired_body[b] = 1;
   }
   if (pair_contacts.empty()) paired_body.clear();
 }
 
-void World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_pair) {
+bool World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_pair) {
   const std::uint32_t a = cp.body, b = cp.collider;
   const auto& A = bodies[a];
   const auto& B = bodies[b];
@@ -125,8 +111,18 @@ void World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
   c.pb = B.R_up.transpose() * (cp.p_collider - B.com_u);
   c.n = cp.normal;
   c.mu = settings.contact.friction ? std::sqrt(A.friction * B.friction) : 0.0;
-  // Tangents along the relative sliding velocity (the pyramid aligned with the slip).
   Vec3 v = detail::point(qdot[a], c.pa) - detail::point(qdot[b], c.pb);
+  if (dynamic_pair) {
+    // The broad margin covers the fastest body's travel; a pair keeps the points its own
+    // approach can close within the step (twice, for the step's acceleration): bodies falling
+    // side by side are no candidates.
+    const double h = settings.dt;
+    if (cp.gap >= settings.contact.margin + 2 * h * std::max(-c.n.dot(v), 0.0) +
+                      settings.gravity.norm() * h * h) {
+      return false;
+    }
+  }
+  // Tangents along the relative sliding velocity (the pyramid aligned with the slip).
   v -= c.n * c.n.dot(v);
   c.t1 = v.norm() > 1e-9 ? Vec3(v.normalized()) : detail::any_perpendicular(c.n);
   c.t2 = c.n.cross(c.t1);
@@ -149,6 +145,7 @@ void World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
   }
   pairs_on_joints |= contact_jointed(a) || (dynamic_pair && contact_jointed(b));
   pair_contacts.push_back(c);
+  return true;
 }
 
 void World::Impl::finish_pair_contacts() {
@@ -245,7 +242,9 @@ void World::Impl::solve_pair_contacts(bool loaded) {
   for (int k = 0; k < points; ++k) {
     for (int t = 0; t < 3; ++t) lambda[3 * k + t] = pair_contacts[k].lambda[t];
   }
-  const auto response = [this](std::vector<Vec12>& z) { joint_response(z); };
+  const auto response = [this](std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
+    joint_response(z, touched);
+  };
   const detail::LcpResult result =
       contact_schur.solve(rows, *this, articulation, jointed_body, response, y, lambda, pair_z,
                           loaded && pair_applied.size() == lambda.size() ? &pair_applied : nullptr);

@@ -289,8 +289,9 @@ struct World::Impl final : detail::BodyOperators {
   /// Per body (empty without pair contacts): 1 if it has a contact with another dynamic body.
   std::vector<char> paired_body;
   /// Adds the contact point cp (body a = cp.body, b = cp.collider, normal from b towards a)
-  /// to pair_contacts, warm-started from the last step's; `dynamic_pair` when b is dynamic.
-  void add_pair_contact(const detail::ContactPoint& cp, bool dynamic_pair);
+  /// to pair_contacts, warm-started from the last step's; `dynamic_pair` when b is dynamic
+  /// (then a point the pair's own approach cannot close within the step is left out: false).
+  bool add_pair_contact(const detail::ContactPoint& cp, bool dynamic_pair);
   /// Sorts pair_contacts and sizes pair_force (end of detect_contacts).
   void finish_pair_contacts();
   std::vector<detail::ContactPoint> pair_points;
@@ -329,7 +330,8 @@ struct World::Impl final : detail::BodyOperators {
   std::vector<Vec12> pair_force;
   /// M_J^{-1} applied to a force whose body solves are z = H^{-1} F: z <- z - H^{-1} G^T lambda
   /// with (S + alpha) lambda = G z on the last dual solve's active rows (no-op without rows).
-  void joint_response(std::vector<Vec12>& z);
+  /// `touched`: the bodies where z is nonzero; the bodies it changes are appended.
+  void joint_response(std::vector<Vec12>& z, std::vector<std::uint32_t>& touched);
   // joint_response.cpp: per articulation, its active joint rows' block of S + diag(alpha),
   // factored on first use after each dual solve (response_stamp).
   struct ArticulationFactor;

@@ -80,7 +80,7 @@ struct TreeResponse {
   TreeDual tree;
   Joints* joints = nullptr;
   const TestBodies* ops = nullptr;
-  void operator()(std::vector<Vec12>& z) {
+  void operator()(std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
     RowSet& rs = joints->rows;
     const int m = rs.size();
     std::vector<int> index(m);
@@ -96,7 +96,9 @@ struct TreeResponse {
     for (std::size_t i = 0; i < z.size(); ++i) {
       Vec12 f = Vec12::Zero();
       for (int r : rs.rows_of[i]) f += rs.g_of(r, i) * sol[r];
-      if (!rs.rows_of[i].empty()) z[i] -= ops->solve_body(i, f);
+      if (rs.rows_of[i].empty()) continue;
+      z[i] -= ops->solve_body(i, f);
+      touched.push_back(static_cast<std::uint32_t>(i));
     }
   }
 };
@@ -110,7 +112,10 @@ LcpResult solve_over_tree(ContactSchur& schur, const ContactRows& contacts, cons
   response.ops = &ops;
   EXPECT_TRUE(response.tree.prepare(joints.topology));
   return schur.solve(contacts, ops, joints.articulation, joints.jointed,
-                     [&](std::vector<Vec12>& z) { response(z); }, y, lambda, dy);
+                     [&](std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
+                       response(z, touched);
+                     },
+                     y, lambda, dy);
 }
 
 /// Dense reference: M_J^{-1} (12 N square) from the full KKT matrix [H G_J^T; G_J -A_J].
