@@ -16,6 +16,7 @@
 #include "io/json_reader.h"
 #include "io/keyframes.h"
 #include "io/mjcf.h"
+#include "io/scene_models.h"
 #include "io/urdf.h"
 #include "io/unit_checks.h"
 #include "mabd/error.h"
@@ -31,7 +32,7 @@ using io::Node;
 
 const std::vector<std::string> kTopLevelFields = {
     "description", "settings",  "materials",  "bodies",
-    "joints",      "colliders", "generators", "collision_exclude"};
+    "joints",      "colliders", "generators", "collision_exclude", "models"};
 const std::vector<std::string> kReservedFields = {"colliders"};
 const std::vector<std::string> kSettingsFields = {
     "dt",         "gravity",          "newton_iterations", "tolerance",
@@ -758,6 +759,9 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
   // Generated bodies follow the explicit ones (explicit joints may name them); generated
   // joints follow the explicit joints.
   const std::size_t explicit_bodies = scene.bodies.size();
+  // Robot models follow (explicit joints may name their bodies); their joints come last.
+  std::vector<SceneJoint> model_joints;
+  if (auto n = top.get("models")) model_joints = io::add_models(*n, base_dir, scene);
   std::vector<SceneJoint> generated_joints;
   if (auto n = top.get("generators")) {
     io::GeneratorParsers parsers;
@@ -796,6 +800,8 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
     scene.joints.insert(scene.joints.end(), std::make_move_iterator(generated_joints.begin()),
                         std::make_move_iterator(generated_joints.end()));
   }
+  scene.joints.insert(scene.joints.end(), std::make_move_iterator(model_joints.begin()),
+                      std::make_move_iterator(model_joints.end()));
 
   if (auto n = top.get("collision_exclude")) {
     scene.collision_exclude = parse_collision_exclude(*n, scene.bodies);

@@ -222,6 +222,22 @@ void World::Impl::start_contact_energy() {
                                                             detail::affine_t(q_prev[i])));
   }
   impact_budget = 2 * impact_budget + 1e-9;
+  // Velocity drives and applied wrenches do work that no potential accounts for: no check.
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (bodies[i].dynamic() && in_reach[articulation[i]] &&
+        (force[i] != Vec3::Zero() || torque[i] != Vec3::Zero())) {
+      impact_bodies.clear();
+      return;
+    }
+  }
+  for (const auto& j : joints) {
+    if (!j.ex || !j.extras().drive || j.extras().drive->mode != DriveMode::Velocity) continue;
+    const int side = j.a >= 0 && bodies[j.a].dynamic() ? j.a : j.b;
+    if (side >= 0 && in_reach[articulation[side]]) {
+      impact_bodies.clear();
+      return;
+    }
+  }
   if (settings.time_integration == TimeIntegration::ImplicitEuler) impact_energy0 = impact_energy(true);
 }
 
@@ -239,6 +255,45 @@ double World::Impl::impact_energy(bool at_start) const {
     e += 0.5 * k - b.mass * settings.gravity.dot(detail::affine_t(at_start ? q_prev[i] : q[i]));
   }
   for (std::uint32_t i : impact_bodies) e += elastic(i, at_start ? q_prev[i] : q[i]);
+  return e + joint_potential(at_start);
+}
+
+namespace {
+
+/// Potential (J) of a spring of stiffness k whose force is clamped to +-f_max, at extension e:
+/// 1/2 k e^2 up to the clamp, then linear (a rigid bounded row, k = inf: f_max |e|).
+double clamped_spring(double k, double f_max, double e) {
+  const double a = std::abs(e);
+  if (!std::isfinite(f_max)) return 0.5 * k * e * e;
+  if (k <= 0) return f_max * a;
+  const double knee = f_max / k;
+  return a <= knee ? 0.5 * k * e * e : f_max * (a - 0.5 * knee);
+}
+
+}  // namespace
+
+double World::Impl::joint_potential(bool at_start) const {
+  // Joint springs and position drives in reach store energy (their targets are fixed within a
+  // step): without it, a drive doing work on a contact body would look like an energy gain.
+  double e = 0;
+  for (const auto& j : joints) {
+    if (!j.ex || (!j.extras().spring && !j.extras().drive)) continue;
+    const int side = j.a >= 0 && bodies[j.a].dynamic() ? j.a : j.b;
+    if (side < 0 || !impact_reach[articulation[side]]) continue;
+    auto qs = [&](int body) {
+      if (body < 0) return detail::make_q(Mat3::Identity(), Vec3::Zero());
+      return at_start ? q_prev[body] : q[body];
+    };
+    double theta = 0;
+    Vec12 ga, gb;
+    if (!detail::joint_coordinate(j, qs(j.a), qs(j.b), j.coord_prev, theta, ga, gb)) continue;
+    const detail::JointExtras& ex = j.extras();
+    if (ex.spring) e += 0.5 * ex.spring->stiffness * std::pow(theta - ex.spring->rest, 2);
+    if (ex.drive && ex.drive->mode == DriveMode::Position &&
+        (ex.drive->stiffness > 0 || ex.drive->damping <= 0)) {
+      e += clamped_spring(ex.drive->stiffness, ex.drive->max_force, theta - ex.drive->target);
+    }
+  }
   return e;
 }
 

@@ -398,6 +398,8 @@ struct World::Impl final : detail::BodyOperators {
   /// elastic energy of the contact bodies, at the step's start or at the iterate (velocity
   /// u / h, implicit Euler).
   double impact_energy(bool at_start) const;
+  /// Potential of the joint springs and position drives in impact_reach (J).
+  double joint_potential(bool at_start) const;
   void start_contact_energy();
   /// True if the step is not converged at a contact: implicit Euler, the energy in reach
   /// (impact_energy) rose above its start; generalized-alpha, the contact bodies' elastic
