@@ -54,11 +54,14 @@ struct JointSpring {
   double rest = 0;
 };
 
-enum class DriveMode { Position, Velocity };
+enum class DriveMode { Position, Velocity, Effort };
 
 /// Actuator on the joint coordinate. Position: a spring-damper towards `target` (rad or m).
 /// Velocity: a damper towards the rate `target` (rad/s or m/s); without a `damping` gain it is
-/// a rigid motor. The force (N) or torque (N m) it applies is clamped to +-max_force.
+/// a rigid motor. Effort: a motor applying `target` itself as the joint force (N, prismatic)
+/// or torque (N m, hinge), equal and opposite on the two bodies, held over each step (MJCF's
+/// `motor`: target = gear * ctrl); it takes no gains. The force (N) or torque (N m) a drive
+/// applies is clamped to +-max_force, and to the joint's JointDef::effort_limit.
 struct JointDrive {
   DriveMode mode = DriveMode::Position;
   double target = 0;
@@ -97,6 +100,9 @@ struct JointDef {
   /// the joint's constraints (to 1e-6 of the joint's length scale and 1e-6 rad). A hinge
   /// added more than pi from its zero reads its angle in (-pi, pi] at first.
   std::optional<JointFrames> frames;
+  /// Hinge / prismatic: the largest torque (N m) or force (N) any drive on the joint applies
+  /// (URDF's `effort`); a drive's max_force is capped to it. Infinite: no limit.
+  double effort_limit = INFINITY;
   /// Compliance of every row (m/N): 0 = exact. Makes the joint soft and regularises
   /// redundant rows.
   double compliance = 0;

@@ -245,6 +245,8 @@ class World {
   /// N s/m), both finite and >= 0, and max_force (N m or N, > 0; INFINITY = unbounded).
   /// Throws InvalidArgument if the joint has no drive or a gain is invalid.
   void set_drive_gains(JointId id, double stiffness, double damping, double max_force = INFINITY);
+  /// The joint's JointDef::effort_limit (N m or N; infinite when it has none).
+  double joint_effort_limit(JointId id) const;
   /// Adds or replaces the joint's drive (std::nullopt removes it); validated as in add_joint.
   void set_drive(JointId id, const std::optional<JointDrive>& drive);
   /// Sets the range of the joint coordinate (rad or m; std::nullopt removes the limits).

@@ -56,6 +56,7 @@ struct SettingsOverrides {
   std::optional<RotationMode> rotation;
   std::optional<DualSolverKind> solver;
   std::optional<IntegratorMode> integrator;
+  bool floating_base = false;  ///< URDF: the root link moves freely (--floating-base)
 };
 
 struct RunOptions {
@@ -88,6 +89,7 @@ struct BenchOptions {
 
 struct InfoOptions {
   std::string scene;
+  bool floating_base = false;  ///< URDF: the root link moves freely (--floating-base)
 };
 
 int run_command(const RunOptions& options);

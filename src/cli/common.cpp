@@ -1,5 +1,8 @@
 // Helpers shared by the subcommands: scene loading with overrides, option checks, names.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -10,7 +13,19 @@
 namespace mabd::cli {
 
 LoadedScene load_and_build(const std::string& path, const SettingsOverrides& overrides) {
-  Scene scene = load_scene(path);
+  ModelOptions model_options;
+  if (overrides.floating_base) {
+    std::string ext = std::filesystem::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (ext != ".urdf") {
+      throw SceneError(path + ": --floating-base: applies to URDF models only (an MJCF body "
+                              "floats with a free joint; in a scene file, set "
+                              "models[i].floating_base)");
+    }
+    model_options.floating_base = true;
+  }
+  Scene scene = load_model(path, model_options);
   for (const std::string& warning : scene.warnings) {
     std::fprintf(stderr, "mabd: warning: %s\n", one_line(warning).c_str());
   }

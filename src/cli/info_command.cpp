@@ -169,7 +169,9 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
 }  // namespace
 
 int info_command(const InfoOptions& options) {
-  const LoadedScene loaded = load_and_build(options.scene, SettingsOverrides{});
+  SettingsOverrides overrides;
+  overrides.floating_base = options.floating_base;
+  const LoadedScene loaded = load_and_build(options.scene, overrides);
   const Scene& scene = loaded.scene;
   const World& world = loaded.world;
   const WorldSettings& settings = world.settings();

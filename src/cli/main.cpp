@@ -45,6 +45,7 @@ struct OverrideOptions {
   CLI::Option* dt_option = nullptr;
   CLI::Option* rotation_option = nullptr;
   CLI::Option* integrator_option = nullptr;
+  bool floating_base = false;
 
   void add(CLI::App& app, bool with_dt) {
     if (with_dt) {
@@ -59,11 +60,14 @@ struct OverrideOptions {
     solver_option =
         app.add_option("--solver", solver, "Dual solver: auto | sparse | chain | tree | iterative")
             ->check(CLI::IsMember(mabd::dual_solver_names()));
+    app.add_flag("--floating-base", floating_base,
+                 "URDF model: its root link moves freely instead of being welded to the world");
   }
 
   SettingsOverrides get() const {
     SettingsOverrides overrides;
     if (dt_option != nullptr && dt_option->count() > 0) overrides.dt = dt;
+    overrides.floating_base = floating_base;
     if (rotation_option->count() > 0) overrides.rotation = parse_rotation(rotation);
     if (integrator_option->count() > 0) overrides.integrator = parse_integrator(integrator);
     if (solver_option->count() > 0) {
@@ -148,6 +152,8 @@ int run_main(int argc, char** argv) {
   InfoOptions info;
   CLI::App* info_app = app.add_subcommand("info", "Summarise a scene");
   info_app->add_option("scene", info.scene, "Scene file (JSON) or robot model (.urdf, .xml, .mjcf)")->required();
+  info_app->add_flag("--floating-base", info.floating_base,
+                     "URDF model: its root link moves freely instead of being welded to the world");
   info_app->callback([&] { action = [&] { return info_command(info); }; });
 
   // ---- plot ---------------------------------------------------------------------------

@@ -765,11 +765,6 @@ class MjcfReader {
         xml_.fail(a, unknown_name_message("joint", joint, known));
       }
       JointDef& def = scene_.joints[it->second].def;
-      if (tag == "motor") {
-        xml_.warn(a, "motor actuators are not imported: a scene has no control input, and at "
-                     "zero control a motor applies no force");
-        continue;
-      }
       if (def.type != JointType::Hinge && def.type != JointType::Prismatic) {
         xml_.warn(a, "actuator on joint '" + joint +
                          "', which is not a hinge or slide joint; not imported");
@@ -790,9 +785,22 @@ class MjcfReader {
         drive.mode = DriveMode::Position;
         drive.stiffness = num(a, cls, "kp", 1.0) * g * g;
         drive.damping = num(a, cls, "kv", 0.0) * g * g;
-      } else {
+      } else if (tag == "velocity") {
         drive.mode = DriveMode::Velocity;
         drive.damping = num(a, cls, "kv", 1.0) * g * g;
+      } else {  // motor: joint torque gear * ctrl, the drive's target (0 until set)
+        drive.mode = DriveMode::Effort;
+        if (limited(a, cls, "ctrllimited", "ctrlrange")) {
+          const auto r = nums(a, cls, "ctrlrange", 2);
+          if (!r) xml_.fail(a, "control-limited actuator without 'ctrlrange'");
+          if ((*r)[0] > (*r)[1]) xml_.fail(a, "attribute 'ctrlrange': lower above upper");
+          const double limit = std::abs(g) * std::max(std::abs((*r)[0]), std::abs((*r)[1]));
+          if (!(limit > 0)) xml_.fail(a, "attribute 'ctrlrange': must not be zero");
+          if ((*r)[0] != -(*r)[1]) {
+            xml_.warn(a, "asymmetric ctrlrange: the motor is limited to the larger magnitude");
+          }
+          drive.max_force = limit;
+        }
       }
       if (drive.stiffness < 0 || drive.damping < 0) xml_.fail(a, "gains must be >= 0");
       if (limited(a, cls, "forcelimited", "forcerange")) {
@@ -805,7 +813,7 @@ class MjcfReader {
         }
         const double limit = std::abs(g) * std::max(std::abs(lo), std::abs(hi));
         if (!(limit > 0)) xml_.fail(a, "attribute 'forcerange': must not be zero");
-        drive.max_force = limit;
+        drive.max_force = std::min(drive.max_force, limit);
       }
       if (def.drive) xml_.warn(a, "joint '" + joint + "' already has an actuator; replaced");
       def.drive = drive;

@@ -104,7 +104,7 @@ std::vector<std::string> joint_type_fields(JointType type) {
   switch (type) {
     case JointType::Ball: return {"axis", "cone", "spring"};
     case JointType::Hinge:
-    case JointType::Prismatic: return {"axis", "limits", "spring", "drive"};
+    case JointType::Prismatic: return {"axis", "limits", "spring", "drive", "effort_limit"};
     case JointType::Universal: return {"axes"};
     case JointType::Fixed: return {};
   }
@@ -120,7 +120,9 @@ std::vector<std::string> joint_fields(JointType type) {
 
 std::vector<std::string> all_joint_fields() {
   std::vector<std::string> fields = kJointCommonFields;
-  for (const char* f : {"axis", "axes", "limits", "cone", "spring", "drive"}) fields.push_back(f);
+  for (const char* f : {"axis", "axes", "limits", "cone", "spring", "drive", "effort_limit"}) {
+    fields.push_back(f);
+  }
   return fields;
 }
 
@@ -551,16 +553,24 @@ JointSpring parse_spring(const Node& node) {
 JointDrive parse_drive(const Node& node) {
   node.check_fields(kDriveFields);
   JointDrive drive;
-  drive.mode = node.require("mode").one_of({"position", "velocity"}) == 0 ? DriveMode::Position
-                                                                          : DriveMode::Velocity;
+  const std::size_t mode = node.require("mode").one_of({"position", "velocity", "effort"});
+  drive.mode = mode == 0 ? DriveMode::Position : mode == 1 ? DriveMode::Velocity : DriveMode::Effort;
   drive.target = node.require("target").number();
   if (auto n = node.get("stiffness")) {
     if (drive.mode == DriveMode::Velocity) {
       n->fail("does not apply to a velocity drive (it takes: mode, target, damping, max_force)");
     }
+    if (drive.mode == DriveMode::Effort) {
+      n->fail("does not apply to an effort drive (it takes: mode, target, max_force)");
+    }
     drive.stiffness = n->non_negative();
   }
-  if (auto n = node.get("damping")) drive.damping = n->non_negative();
+  if (auto n = node.get("damping")) {
+    if (drive.mode == DriveMode::Effort) {
+      n->fail("does not apply to an effort drive (it takes: mode, target, max_force)");
+    }
+    drive.damping = n->non_negative();
+  }
   if (auto n = node.get("max_force")) drive.max_force = n->positive();
   return drive;
 }
@@ -647,6 +657,7 @@ SceneJoint parse_joint(const Node& item, const BodyNames& body_names) {
       if (auto n = node.get("limits")) def.limits = parse_limits(*n);
       if (auto n = node.get("spring")) def.spring = parse_spring(*n);
       if (auto n = node.get("drive")) def.drive = parse_drive(*n);
+      if (auto n = node.get("effort_limit")) def.effort_limit = n->positive();
       break;
     case JointType::Universal: {
       if (def.frames) break;

@@ -67,11 +67,15 @@ class UrdfReader {
           " <visual> element(s): visual geometry is not imported (a body shows as the box of "
           "its inertia; <collision> geometry is imported)");
     }
-    if (!unused_effort_.empty()) {
+    if (!unused_velocity_.empty()) {
       xml_.warnings().push_back(xml_.path() +
-                                ": joint effort and velocity limits are read but not applied "
-                                "(URDF declares no actuator to carry them): " +
-                                unused_effort_);
+                                ": joint velocity limits are read but not enforced (the effort "
+                                "limits cap the joints' drives): " +
+                                unused_velocity_);
+    }
+    if (!zero_effort_.empty()) {
+      xml_.warnings().push_back(xml_.path() + ": effort=\"0\" read as no effort limit: " +
+                                zero_effort_);
     }
     scene.warnings = std::move(xml_.warnings());
     return scene;
@@ -404,8 +408,15 @@ class UrdfReader {
           const double v = xml_.number(limit, attr, 0);
           if (v < 0) xml_.fail(limit, std::string("attribute '") + attr + "': must be >= 0");
         }
-        if (limit->Attribute("effort") || limit->Attribute("velocity")) {
-          unused_effort_ += (unused_effort_.empty() ? "'" : ", '") + j.name + "'";
+        // The effort limit caps any drive put on the joint; 0 (often written for "none")
+        // is no limit. The velocity limit is not enforced.
+        const double effort = xml_.number(limit, "effort", 0);
+        if (effort > 0 && j.type != "fixed") sj.def.effort_limit = effort;
+        if (limit->Attribute("effort") && effort == 0) {
+          zero_effort_ += (zero_effort_.empty() ? "'" : ", '") + j.name + "'";
+        }
+        if (xml_.number(limit, "velocity", 0) > 0) {
+          unused_velocity_ += (unused_velocity_.empty() ? "'" : ", '") + j.name + "'";
         }
       }
       if (const XMLElement* d = e->FirstChildElement("dynamics")) {
@@ -434,7 +445,8 @@ class UrdfReader {
   std::map<std::string, std::string> body_names_;  ///< link -> body ("world" for the world)
   bool world_root_ = false;
   int visuals_ = 0;
-  std::string unused_effort_;
+  std::string unused_velocity_;  ///< joints whose velocity limit is not enforced
+  std::string zero_effort_;      ///< joints with effort="0" (no limit)
 };
 
 }  // namespace

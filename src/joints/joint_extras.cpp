@@ -146,7 +146,7 @@ void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
       out.push_back(soft_row(theta, j.coord_prev, ga, gb, Lc, ex.spring->stiffness,
                              ex.spring->damping, ex.spring->rest, h));
     }
-    if (ex.drive) {
+    if (ex.drive && ex.drive->mode != DriveMode::Effort) {  // an effort is a load (predict)
       const JointDrive& d = *ex.drive;
       Row r = d.mode == DriveMode::Position
                   ? soft_row(theta, j.coord_prev, ga, gb, Lc, d.stiffness, d.damping, d.target, h)

@@ -28,6 +28,7 @@ struct JointExtras {
   std::optional<ConeLimits> cone;
   std::optional<JointSpring> spring;
   std::optional<JointDrive> drive;
+  double effort_limit = INFINITY;  ///< N m or N: caps drive->max_force
   /// Principal second moments (kg m^2) of bodies a and b (ones for a side that cannot move):
   /// the weights of the rigid frames the limits act on (extra_rows).
   Vec3 sigma_a = Vec3::Ones(), sigma_b = Vec3::Ones();

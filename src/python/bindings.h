@@ -113,6 +113,7 @@ struct SceneSource {
   std::string text;      ///< the scene file's JSON text
   std::string name;      ///< file name used in messages (as given)
   std::string base_dir;  ///< absolute directory resolving relative mesh paths
+  bool floating_base = false;  ///< URDF model read with ModelOptions::floating_base
 };
 
 /// The World of the Python module: the engine's World, the definitions it was built from (for
@@ -171,6 +172,7 @@ void bind_robotics(py::module_& m);
 
 /// A new world from a scene: its text, the name used in messages and the mesh directory.
 std::unique_ptr<PyWorld> world_from_scene_text(const std::string& text, const std::string& name,
-                                               const std::string& base_dir);
+                                               const std::string& base_dir,
+                                               bool floating_base = false);
 
 }  // namespace mabd::python

@@ -20,13 +20,13 @@ bool is_model(const std::string& name) {
 /// A robot model (URDF, MJCF) from its text: read from its file in base_dir when that still
 /// holds the same text (its meshes resolve there), else from a temporary copy.
 Scene model_from_text(const std::string& text, const std::string& name,
-                      const std::string& base_dir) {
+                      const std::string& base_dir, const ModelOptions& options) {
   const std::filesystem::path original =
       std::filesystem::path(base_dir) / std::filesystem::path(name).filename();
   std::ifstream in(original, std::ios::binary);
   std::ostringstream now;
   if (in) now << in.rdbuf();
-  if (in && now.str() == text) return load_scene(original.string());
+  if (in && now.str() == text) return load_model(original.string(), options);
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("mabd-model-" + std::to_string(std::hash<std::string>{}(text)));
   std::filesystem::create_directories(dir);
@@ -35,7 +35,7 @@ Scene model_from_text(const std::string& text, const std::string& name,
     std::ofstream out(copy, std::ios::binary);
     out << text;
   }
-  Scene scene = load_scene(copy.string());
+  Scene scene = load_model(copy.string(), options);
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   return scene;
@@ -44,19 +44,26 @@ Scene model_from_text(const std::string& text, const std::string& name,
 }  // namespace
 
 std::unique_ptr<PyWorld> world_from_scene_text(const std::string& text, const std::string& name,
-                                               const std::string& base_dir) {
-  Scene scene = is_model(name) ? model_from_text(text, name, base_dir)
+                                               const std::string& base_dir, bool floating_base) {
+  if (floating_base && std::filesystem::path(name).extension() != ".urdf") {
+    throw SceneError(name + ": floating_base: applies to URDF models only (an MJCF body floats "
+                            "with a free joint; in a scene file, set models[i].floating_base)");
+  }
+  ModelOptions options;
+  options.floating_base = floating_base;
+  Scene scene = is_model(name) ? model_from_text(text, name, base_dir, options)
                                : parse_scene(text, name, base_dir);
   scene.path = name;
   World world = build_world(scene);
-  return std::make_unique<PyWorld>(std::move(world), SceneSource{text, name, base_dir},
+  return std::make_unique<PyWorld>(std::move(world),
+                                   SceneSource{text, name, base_dir, floating_base},
                                    std::move(scene.bodies), scene.default_steps,
                                    std::move(scene.warnings));
 }
 
 namespace {
 
-std::unique_ptr<PyWorld> world_from_scene_file(const std::string& path) {
+std::unique_ptr<PyWorld> world_from_scene_file(const std::string& path, bool floating_base) {
   std::ifstream in(path, std::ios::binary);
   std::error_code ec;
   if (!in || std::filesystem::is_directory(path, ec)) {
@@ -66,7 +73,7 @@ std::unique_ptr<PyWorld> world_from_scene_file(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) load_scene(path);
   std::string base_dir = std::filesystem::absolute(path).parent_path().string();
-  return world_from_scene_text(text.str(), path, base_dir);
+  return world_from_scene_text(text.str(), path, base_dir, floating_base);
 }
 
 /// The recorder of a Python world: the world object stays alive while the recorder lives.
@@ -83,8 +90,11 @@ struct PyRecorder {
 
 void bind_io(py::module_& m, py::class_<PyWorld>& cls) {
   cls.def_static("from_scene", &world_from_scene_file, py::arg("path"),
-                 "A world built from a scene file (docs/scene-format.md). SceneError (a "
-                 "ValueError) names the file, the item and what is wrong.")
+                 py::arg("floating_base") = false,
+                 "A world built from a scene file (docs/scene-format.md) or a robot model "
+                 "(.urdf, .xml, .mjcf; floating_base: a URDF root link moves freely instead of "
+                 "being welded to the world). SceneError (a ValueError) names the file, the "
+                 "item and what is wrong.")
       .def_static(
           "from_json",
           [](const std::string& text, const std::string& name, const std::string& base_dir) {
@@ -106,7 +116,7 @@ void bind_io(py::module_& m, py::class_<PyWorld>& cls) {
       .def_property_readonly(
           "scene_warnings", [](const PyWorld& w) { return w.scene_warnings; },
           "likely unit slips the scene loader noticed");
-  m.def("load_scene", &world_from_scene_file, py::arg("path"),
+  m.def("load_scene", &world_from_scene_file, py::arg("path"), py::arg("floating_base") = false,
         "World.from_scene(path): a world built from a scene file.");
 
   py::class_<PyRecorder>(m, "Recorder",

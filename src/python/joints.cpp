@@ -35,7 +35,8 @@ void bind_joints(py::module_& m) {
       .value("Fixed", JointType::Fixed, "6 rows: no relative motion");
   py::enum_<DriveMode>(m, "DriveMode")
       .value("Position", DriveMode::Position)
-      .value("Velocity", DriveMode::Velocity);
+      .value("Velocity", DriveMode::Velocity)
+      .value("Effort", DriveMode::Effort);
 
   StructBinder<JointLimits> limits(m, "JointLimits",
                                    "Range of a hinge angle (rad) or prismatic slide (m).");
@@ -88,6 +89,8 @@ void bind_joints(py::module_& m) {
       .field("cone", &JointDef::cone, "ConeLimits or None (ball)")
       .field("spring", &JointDef::spring, "JointSpring or None")
       .field("drive", &JointDef::drive, "JointDrive or None (hinge, prismatic)")
+      .field("effort_limit", &JointDef::effort_limit,
+             "hinge / prismatic: largest drive torque (N m) or force (N); inf = none")
       .field("compliance", &JointDef::compliance, "compliance of every row (m/N); 0 = exact")
       .property(
           "frames",

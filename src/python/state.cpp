@@ -193,7 +193,10 @@ py::tuple get_state(const PyWorld& w) {
         "joints before stepping, or use save_state with a world built the same way)");
   }
   py::object scene = py::none();
-  if (w.scene) scene = py::make_tuple(w.scene->text, w.scene->name, w.scene->base_dir);
+  if (w.scene) {
+    scene = py::make_tuple(w.scene->text, w.scene->name, w.scene->base_dir,
+                           w.scene->floating_base);
+  }
   return py::make_tuple(kPickleVersion, scene, w.world.settings(), w.ops, save(w));
 }
 
@@ -206,8 +209,10 @@ std::unique_ptr<PyWorld> set_state(const py::tuple& t) {
   if (t[1].is_none()) {
     w = std::make_unique<PyWorld>(t[2].cast<WorldSettings>());
   } else {
-    const auto scene = t[1].cast<std::tuple<std::string, std::string, std::string>>();
-    w = world_from_scene_text(std::get<0>(scene), std::get<1>(scene), std::get<2>(scene));
+    const auto scene = t[1].cast<py::tuple>();
+    const bool floating = scene.size() > 3 && scene[3].cast<bool>();
+    w = world_from_scene_text(scene[0].cast<std::string>(), scene[1].cast<std::string>(),
+                              scene[2].cast<std::string>(), floating);
   }
   for (const py::handle op : t[3].cast<py::list>()) {
     const auto item = op.cast<py::tuple>();

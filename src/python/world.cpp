@@ -368,6 +368,8 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
           },
           py::arg("joint"), py::arg("spring"), "JointSpring, or None.")
       .def("joint_drive", joint_query(&World::joint_drive), py::arg("joint"))
+      .def("joint_effort_limit", joint_query(&World::joint_effort_limit), py::arg("joint"),
+           "largest drive torque (N m) or force (N) of the joint; inf when unlimited")
       .def("joint_limits", joint_query(&World::joint_limits), py::arg("joint"))
       .def("joint_spring", joint_query(&World::joint_spring), py::arg("joint"))
       .def("__repr__", [](const PyWorld& w) {

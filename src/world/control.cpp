@@ -79,6 +79,9 @@ void World::Impl::check_extras(const std::string& label, JointType type,
       fail("drive: target, stiffness and damping must be finite, gains >= 0");
     }
     if (!(drive->max_force > 0)) fail("drive.max_force: must be positive");
+    if (drive->mode == DriveMode::Effort && (drive->stiffness != 0 || drive->damping != 0)) {
+      fail("drive: an effort drive takes no stiffness or damping (its target is the force)");
+    }
   }
 }
 
@@ -107,7 +110,8 @@ void World::Impl::set_extras(std::uint32_t ji, const std::optional<JointLimits>&
   ex->limits = limits;
   ex->spring = spring;
   ex->drive = drive;
-  if (!ex->limits && !ex->cone && !ex->spring && !ex->drive) {
+  if (ex->drive) ex->drive->max_force = std::min(ex->drive->max_force, ex->effort_limit);
+  if (!ex->limits && !ex->cone && !ex->spring && !ex->drive && !std::isfinite(ex->effort_limit)) {
     j.ex.reset();
   } else {
     j.ex = std::move(ex);
@@ -167,6 +171,11 @@ void World::set_drive_gains(JointId id, double stiffness, double damping, double
 std::optional<JointDrive> World::joint_drive(JointId id) const {
   impl_->check_joint(id);
   return impl_->joints[id.index].extras().drive;
+}
+
+double World::joint_effort_limit(JointId id) const {
+  impl_->check_joint(id);
+  return impl_->joints[id.index].extras().effort_limit;
 }
 
 std::optional<JointLimits> World::joint_limits(JointId id) const {

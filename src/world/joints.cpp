@@ -128,12 +128,19 @@ JointId World::add_joint(const JointDef& def) {
   j.type = def.type;
   j.a = a;
   j.b = b;
-  if (def.limits || def.cone || def.spring || def.drive) {
+  if (!(def.effort_limit > 0)) fail("effort_limit: must be positive (infinite: no limit)");
+  if (std::isfinite(def.effort_limit) && def.type != JointType::Hinge &&
+      def.type != JointType::Prismatic) {
+    fail("effort_limit: only hinge and prismatic joints take an effort limit");
+  }
+  if (def.limits || def.cone || def.spring || def.drive || std::isfinite(def.effort_limit)) {
     auto sigma = [&](int body) {
       return body >= 0 && w.bodies[body].dynamic() ? w.bodies[body].sigma : Vec3(Vec3::Ones());
     };
-    j.ex = std::make_shared<const detail::JointExtras>(detail::JointExtras{
-        def.limits, def.cone, def.spring, def.drive, sigma(a), sigma(b)});
+    auto ex = std::make_shared<detail::JointExtras>(detail::JointExtras{
+        def.limits, def.cone, def.spring, def.drive, def.effort_limit, sigma(a), sigma(b)});
+    if (ex->drive) ex->drive->max_force = std::min(ex->drive->max_force, def.effort_limit);
+    j.ex = std::move(ex);
   }
   j.compliance = def.compliance;
   j.base_rows = rows_of_type(def.type);

@@ -59,7 +59,7 @@ void put_spring(ByteWriter& out, const std::optional<JointSpring>& s) {
 void put_drive(ByteWriter& out, const std::optional<JointDrive>& d) {
   out.u8(d ? 1 : 0);
   if (!d) return;
-  out.u8(d->mode == DriveMode::Position ? 0 : 1);
+  out.u8(d->mode == DriveMode::Position ? 0 : d->mode == DriveMode::Velocity ? 1 : 2);
   out.f64(d->target);
   out.f64(d->stiffness);
   out.f64(d->damping);
@@ -92,7 +92,9 @@ std::optional<JointSpring> get_spring(ByteReader& in) {
 std::optional<JointDrive> get_drive(ByteReader& in) {
   if (!flag(in, "joint drive")) return std::nullopt;
   JointDrive d;
-  d.mode = flag(in, "joint drive mode") ? DriveMode::Velocity : DriveMode::Position;
+  const std::uint8_t mode = in.u8("joint drive mode");
+  if (mode > 2) in.fail("joint drive mode: byte " + std::to_string(mode) + " is not 0, 1 or 2");
+  d.mode = mode == 0 ? DriveMode::Position : mode == 1 ? DriveMode::Velocity : DriveMode::Effort;
   d.target = in.f64("joint drive");
   d.stiffness = in.f64("joint drive");
   d.damping = in.f64("joint drive");

@@ -222,10 +222,10 @@ void World::Impl::start_contact_energy() {
                                                             detail::affine_t(q_prev[i])));
   }
   impact_budget = 2 * impact_budget + 1e-9;
-  // Velocity drives and applied wrenches do work that no potential accounts for: no check.
+  // Velocity and effort drives, applied wrenches and wind do work that no potential accounts
+  // for: no check.
   for (std::size_t i = 0; i < bodies.size(); ++i) {
-    if (bodies[i].dynamic() && in_reach[articulation[i]] &&
-        (force[i] != Vec3::Zero() || torque[i] != Vec3::Zero())) {
+    if (bodies[i].dynamic() && in_reach[articulation[i]] && loaded[i] >= 0) {
       impact_bodies.clear();
       return;
     }
@@ -387,20 +387,58 @@ Vec12 World::Impl::d_hat(std::size_t i) const {
   return d;
 }
 
+// Effort drives, at the configuration the step starts from: a hinge's torque tau about its
+// axis on body b and -tau on body a (wrench_force: the rigid response, no strain); a
+// prismatic joint's force f along its axis at b's anchor point and -f at a's.
+void World::Impl::gather_efforts() {
+  effort_force.clear();
+  effort_torque.clear();
+  for (const auto& j : joints) {
+    if (!j.ex || !j.extras().drive || j.extras().drive->mode != DriveMode::Effort) continue;
+    if (j.type != JointType::Hinge && j.type != JointType::Prismatic) continue;
+    const JointDrive& d = *j.extras().drive;
+    const double tau = std::clamp(d.target, -d.max_force, d.max_force);
+    if (tau == 0) continue;
+    if (effort_force.empty()) {
+      effort_force.assign(bodies.size(), Vec3::Zero());
+      effort_torque.assign(bodies.size(), Vec3::Zero());
+    }
+    const Vec3 n = (detail::affine_A(joint_q(j.a)) * j.ax->na).normalized();
+    auto load = [&](int body, const Vec3& anchor, double sign) {
+      if (body < 0 || !bodies[body].dynamic()) return;
+      if (j.type == JointType::Hinge) {
+        effort_torque[body] += sign * tau * n;
+      } else {
+        const Vec3 f = sign * tau * n;
+        effort_force[body] += f;
+        effort_torque[body] += (detail::point(q[body], anchor) - detail::affine_t(q[body])).cross(f);
+      }
+    };
+    load(j.a, j.pa, -1.0);
+    load(j.b, j.pb, 1.0);
+  }
+}
+
 void World::Impl::predict() {
   const double h = settings.dt;
   u.resize(q.size());
   loaded.assign(q.size(), -1);
   loaded_minv_fext.clear();
   const bool wind = !settings.wind.velocity.isZero(0);
+  gather_efforts();
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
     if (!b.dynamic()) continue;
     Vec12 minv_f = Vec12::Zero();
     minv_f.tail<3>() = settings.gravity;
-    const Vec3 f_i = wind ? Vec3(force[i] + wind_force(i)) : force[i];
-    if (!f_i.isZero(0) || !torque[i].isZero(0)) {
-      const Vec12 f_ext = detail::wrench_force(q[i], torque[i], f_i);
+    Vec3 f_i = wind ? Vec3(force[i] + wind_force(i)) : force[i];
+    Vec3 t_i = torque[i];
+    if (!effort_force.empty()) {
+      f_i += effort_force[i];
+      t_i += effort_torque[i];
+    }
+    if (!f_i.isZero(0) || !t_i.isZero(0)) {
+      const Vec12 f_ext = detail::wrench_force(q[i], t_i, f_i);
       for (int k = 0; k < 3; ++k) minv_f.segment<3>(3 * k) = f_ext.segment<3>(3 * k) / b.sigma[k];
       minv_f.tail<3>() += f_ext.tail<3>() / b.mass;
       loaded[i] = static_cast<std::int32_t>(loaded_minv_fext.size());

@@ -400,6 +400,9 @@ struct World::Impl final : detail::BodyOperators {
   double impact_energy(bool at_start) const;
   /// Potential of the joint springs and position drives in impact_reach (J).
   double joint_potential(bool at_start) const;
+  /// Effort drives' force (N) and torque (N m) per body (empty when none acts), for predict().
+  std::vector<Vec3> effort_force, effort_torque;
+  void gather_efforts();
   void start_contact_energy();
   /// True if the step is not converged at a contact: implicit Euler, the energy in reach
   /// (impact_energy) rose above its start; generalized-alpha, the contact bodies' elastic

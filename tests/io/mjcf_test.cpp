@@ -192,6 +192,7 @@ const char* const kFeatures = R"(<mujoco model="features">
     <position joint="j1" kp="10" gear="2" forcerange="-5 5"/>
     <position joint="j2"/>
     <velocity joint="slide" kv="4"/>
+    <motor joint="lj" gear="3" ctrllimited="true" ctrlrange="-2 2"/>
   </actuator>
   <contact>
     <exclude body1="hand" body2="bob"/>
@@ -244,6 +245,11 @@ TEST(Mjcf, DefaultClassesJointsEqualitiesActuatorsAndExclusions) {
   EXPECT_EQ(slide.def.limits->upper, 0.1);
   EXPECT_EQ(slide.def.drive->mode, DriveMode::Velocity);
   EXPECT_EQ(slide.def.drive->damping, 4.0);
+  // A motor is an effort drive: torque gear * ctrl, limited to |gear| max|ctrlrange|.
+  const SceneJoint& lj = joint_named(scene, "lj");
+  EXPECT_EQ(lj.def.drive->mode, DriveMode::Effort);
+  EXPECT_EQ(lj.def.drive->target, 0.0);
+  EXPECT_EQ(lj.def.drive->max_force, 6.0);
 
   // Equalities: connect is a ball joint at body1's anchor, weld a fixed joint.
   const SceneJoint& loop = joint_named(scene, "loop");
@@ -349,7 +355,12 @@ TEST(Mjcf, MujocoSampleHumanoid) {
   // 13 MuJoCo bodies + 9 auxiliary bodies (bodies with 2 or 3 hinges) + the floor.
   EXPECT_EQ(scene.bodies.size(), 23u);
   EXPECT_EQ(scene.joints.size(), 21u);
-  EXPECT_TRUE(has_warning(scene, "motor actuators are not imported"));
+  // Its 21 motors are effort drives at zero control.
+  int motors = 0;
+  for (const SceneJoint& j : scene.joints) {
+    motors += j.def.drive && j.def.drive->mode == DriveMode::Effort;
+  }
+  EXPECT_EQ(motors, 21);
   World world = build_world(scene);
   const BodyId torso = *world.find_body("torso");
   const double z0 = world.com_position(torso).z();

@@ -338,11 +338,11 @@ TEST(JointErrors, FieldsOfOtherTypes) {
                         common + "}"),
             "inline.json: joints[0] 'j': field 'cone' does not apply to a hinge joint (a hinge "
             "joint takes: name, type, bodies, anchor, compliance, frames, axis, limits, spring, "
-            "drive)");
+            "drive, effort_limit)");
   EXPECT_EQ(joint_error(R"({"name": "j", "type": "prismatic", "axes": [], )" + common + "}"),
             "inline.json: joints[0] 'j': field 'axes' does not apply to a prismatic joint (a "
             "prismatic joint takes: name, type, bodies, anchor, compliance, frames, axis, limits, "
-            "spring, drive)");
+            "spring, drive, effort_limit)");
   EXPECT_EQ(joint_error(R"({"name": "j", "type": "universal", "drive": {}, )" + common + "}"),
             "inline.json: joints[0] 'j': field 'drive' does not apply to a universal joint (a "
             "universal joint takes: name, type, bodies, anchor, compliance, frames, axes)");
@@ -421,7 +421,12 @@ TEST(JointErrors, LimitsConeSpringDriveCompliance) {
             "inline.json: joints[0] 'j': drive: missing required field 'mode'");
   EXPECT_EQ(joint_error(hinge + R"("drive": {"mode": "torque", "target": 1}})"),
             "inline.json: joints[0] 'j': drive.mode: unknown value 'torque' (expected one of: "
-            "position, velocity)");
+            "position, velocity, effort)");
+  EXPECT_EQ(joint_error(hinge + R"("drive": {"mode": "effort", "target": 1, "damping": 2}})"),
+            "inline.json: joints[0] 'j': drive.damping: does not apply to an effort drive (it "
+            "takes: mode, target, max_force)");
+  EXPECT_EQ(joint_error(hinge + R"("effort_limit": 0})"),
+            "inline.json: joints[0] 'j': effort_limit: must be positive (got 0)");
   EXPECT_EQ(joint_error(hinge + R"("drive": {"mode": "position"}})"),
             "inline.json: joints[0] 'j': drive: missing required field 'target'");
   EXPECT_EQ(joint_error(hinge + R"("drive": {"mode": "position", "target": 0,

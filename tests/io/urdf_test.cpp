@@ -3,6 +3,7 @@
 // files and warnings.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -156,9 +157,11 @@ TEST(Urdf, FixedJointsJoinLinksIntoOneBody) {
                         "<gazebo>: element <gazebo> is not supported",
                         "joint friction is not supported",
                         "1 <visual> element(s): visual geometry is not imported",
-                        "effort and velocity limits are read but not applied"}) {
+                        "joint velocity limits are read but not enforced"}) {
     EXPECT_TRUE(has_warning(scene, w)) << w;
   }
+  // The effort limit caps the joint's drives.
+  EXPECT_EQ(pin.def.effort_limit, 5.0);
 }
 
 TEST(Urdf, FixedAndFloatingBase) {
@@ -233,6 +236,18 @@ TEST(Urdf, CommandLineInfoReadsAModel) {
   EXPECT_NE(text.find("bodies                 3 (2 dynamic, 1 static, 0 kinematic)"),
             std::string::npos)
       << text;
+  // --floating-base frees the root link; a scene file refuses it (exit code 2).
+  const std::string floating = std::string(MABD_CLI_PATH) + " info --floating-base '" + kModel +
+                               "' > '" + out.string() + "' 2>/dev/null";
+  ASSERT_EQ(std::system(floating.c_str()), 0);
+  std::ifstream in2(out);
+  const std::string text2((std::istreambuf_iterator<char>(in2)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text2.find("bodies                 3 (3 dynamic, 0 static, 0 kinematic)"),
+            std::string::npos)
+      << text2;
+  const std::string scene = std::string(MABD_CLI_PATH) + " info --floating-base '" + kSource +
+                            "/scenes/pendulum.json' > /dev/null 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(scene.c_str())), 2);
 }
 
 }  // namespace

@@ -84,3 +84,67 @@ def test_joint_defined_by_frames_from_python():
     p = w.positions()[0]
     assert abs(p[1]) < 1e-6 and abs(np.hypot(p[0], p[2]) - 0.5) < 1e-3 and p[2] < -0.05
     assert w.joint_position("pin") != 0
+
+
+def test_urdf_effort_limits_cap_the_drives():
+    w = panda()
+    assert w.joint_effort_limit("panda_joint1") == 87
+    assert w.joint_effort_limit("panda_joint7") == 12
+    assert w.joint_effort_limit("panda_finger_joint_left") == 20
+    w.set_drive("panda_joint2", mabd.JointDrive(mode=mabd.DriveMode.Position, target=1.0,
+                                                stiffness=1e5))
+    assert w.joint_drive("panda_joint2").max_force == 87
+    # Joint 2 lifts the whole outstretched arm: 87 N m cannot hold it against gravity, so a
+    # stiff drive towards the horizontal still lets it fall back.
+    w.set_drive("panda_joint2", mabd.JointDrive(mode=mabd.DriveMode.Position,
+                                                target=math.pi / 2, stiffness=1e6))
+    w.step(200)
+    assert w.joint_position("panda_joint2") < 1.0
+
+
+def test_effort_drive_from_python():
+    w = mabd.World(dt=1e-3, gravity=(0, 0, 0), time_integration=mabd.TimeIntegration.ImplicitEuler)
+    w.add_body(mabd.BodyDef(name="wheel", shape=mabd.ShapeDef.cylinder(0.1, 0.05), mass=2.0))
+    w.add_joint(mabd.JointDef(name="axle", type=mabd.JointType.Hinge, body_a=None, body_b=0,
+                              axis=(0, 0, 1),
+                              drive=mabd.JointDrive(mode=mabd.DriveMode.Effort, target=0.005)))
+    w.step(1000)
+    # omega = tau t / I about the axle (the z principal axis of the wheel's shape); implicit
+    # Euler loses rotational energy at first order in omega h (0.6% at 10x this torque).
+    inertia = w.body_info("wheel").principal_inertia[2]
+    assert abs(inertia - 0.5 * 2.0 * 0.01) < 2e-4  # m r^2 / 2, for the tessellated cylinder
+    assert w.joint_velocity("axle") == pytest.approx(0.005 * 1.0 / inertia, rel=1e-3)
+
+
+def _pick_and_place():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "pick_and_place", scene("examples/pick_and_place.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_pick_and_place_stacks_three_cubes(seed):
+    pp = _pick_and_place()
+    ok, errors, arm = pp.run(seed)
+    assert ok, errors
+    assert arm.newton / arm.steps < 1.25  # one Newton iteration on most steps
+
+
+def test_floating_base_urdf_falls_and_pickles():
+    w = mabd.World.from_scene(scene("models/panda.urdf"), floating_base=True)
+    base = w.find_body("panda_link0")
+    assert w.body_info(base).kind == mabd.BodyKind.Dynamic
+    z0 = w.com_position(base)[2]
+    w.step(10)
+    assert w.com_position(base)[2] < z0 - 1e-3  # nothing holds the base up
+    w2 = pickle.loads(pickle.dumps(w))
+    w.step(5)
+    w2.step(5)
+    np.testing.assert_array_equal(w.q, w2.q)
+    fixed = mabd.World.from_scene(scene("models/panda.urdf"))
+    assert fixed.body_info("panda_link0").kind == mabd.BodyKind.Static
+    with pytest.raises(mabd.SceneError, match="floating_base: applies to URDF models only"):
+        mabd.World.from_scene(scene("scenes/pendulum.json"), floating_base=True)
