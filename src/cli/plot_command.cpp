@@ -113,6 +113,11 @@ int plot_command(const PlotOptions& options) {
     try {
       j = nlohmann::json::parse(line);
     } catch (const nlohmann::json::parse_error&) {
+      if (in.eof()) {  // an unterminated last line: a run killed while writing it
+        std::fprintf(stderr, "mabd: warning: %s:%d: last line is cut (the run was killed while "
+                             "writing it); skipped\n", options.stats.c_str(), line_no);
+        break;
+      }
       throw UsageError(options.stats + ":" + std::to_string(line_no) + ": not a JSON object");
     }
     if (!j.is_object() || !j.contains("time")) {

@@ -90,6 +90,11 @@ nlohmann::ordered_json read_stats(const std::string& path) {
     try {
       j = nlohmann::ordered_json::parse(line);
     } catch (const nlohmann::json::parse_error&) {
+      if (in.eof()) {  // an unterminated last line: a run killed while writing it
+        std::fprintf(stderr, "mabd: warning: %s:%d: last line is cut (the run was killed while "
+                             "writing it); skipped\n", path.c_str(), line_no);
+        break;
+      }
       throw UsageError(path + ":" + std::to_string(line_no) + ": not a JSON object");
     }
     if (!j.is_object() || !j.contains("time") || !j["time"].is_number()) {
