@@ -41,13 +41,11 @@ READY = [0.0, -math.pi / 4, 0.0, -3 * math.pi / 4, 0.0, math.pi / 2, math.pi / 4
 TOOL_POSITION = (0.0, 0.0, 0.107 + 0.095)
 TOOL_ORIENTATION = (math.cos(-math.pi / 8), 0.0, 0.0, math.sin(-math.pi / 8))
 FINGERS = ["panda_finger_joint_left", "panda_finger_joint_right"]
-# Finger targets (m). Closing on a cube (each finger then at 0.025 m), the drive squeezes
-# with 1000 N/m x 0.015 m = 15 N, under the fingers' 20 N effort limit. (A target at the
-# fingers' lower limit 0 saturates the drive at 20 N; the fingers' unloaded motion then
-# crosses their joint limit within the step and the contact solve loses the cube.)
-OPEN, CLOSED = 0.04, 0.01
+# Finger targets (m). Closing on a cube (each finger then stopped at 0.025 m) the drive
+# saturates at the fingers' 20 N effort limit: the grip force.
+OPEN, CLOSED = 0.04, 0.0
 ARM_GAINS = (4.0e4, 2.0e3)  # N m/rad, N m s/rad (torques clamped to the effort limits)
-FINGER_GAINS = (1.0e3, 20.0)  # N/m, N s/m
+FINGER_GAINS = (2.0e3, 40.0)  # N/m, N s/m
 FINGER_SPEED = 0.1  # m/s, the gripper's closing speed (the Franka hand's: 0.1 m/s per finger)
 
 

@@ -163,9 +163,9 @@ LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
                             const LcpOptions& options) {
   LcpResult result;
   const int points = p.points();
-  const int n = 3 * points;
+  const int n = p.size();
   if (lambda.size() != n) lambda = Eigen::VectorXd::Zero(n);
-  if (points == 0) {
+  if (n == 0) {
     result.exact = true;
     return result;
   }
@@ -176,6 +176,10 @@ LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
   }
   // Friction bounds from the normal forces of the warm start, then of each round.
   auto set_bounds = [&] {
+    for (int e = 0; e < n - 3 * points; ++e) {
+      lo[3 * points + e] = p.extra_lo[e];
+      hi[3 * points + e] = p.extra_hi[e];
+    }
     double change = 0, scale = 0;
     for (int k = 0; k < points; ++k) {
       lo[3 * k] = -kInf;

@@ -14,6 +14,8 @@
 // solved by projected Gauss-Seidel (warm-started) to find the sets, then exactly by an
 // active-set loop (the free rows' equalities, dense or sparse LDLT). The friction bounds then
 // follow the new normal forces, a few rounds (the normal force of the last iterate).
+// Rows after the points' have fixed bounds (the joints' limits and force-limited drives of the
+// articulations the contacts touch, solved with them).
 #pragma once
 
 #include <vector>
@@ -29,7 +31,10 @@ struct ContactLcp {
   Eigen::VectorXd alpha;   ///< compliance per row (m/N), > 0
   Eigen::VectorXd b;       ///< row values with lambda = 0 (m)
   std::vector<double> mu;  ///< friction coefficient per point (0: no friction force)
+  /// Bounds of the rows after the 3 per point (N): a limit [-inf, 0], a drive [-F, F].
+  std::vector<double> extra_lo, extra_hi;
   int points() const { return static_cast<int>(mu.size()); }
+  int size() const { return 3 * points() + static_cast<int>(extra_lo.size()); }
 };
 
 struct LcpOptions {

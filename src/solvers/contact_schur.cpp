@@ -18,6 +18,8 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
   lcp_.alpha.resize(n);
   lcp_.b.resize(n);
   lcp_.mu = rows.mu;
+  lcp_.extra_lo = rows.extra_lo;
+  lcp_.extra_hi = rows.extra_hi;
   wa_.resize(n);
   wb_.resize(n);
   for (int r = 0; r < n; ++r) {

@@ -28,8 +28,12 @@ struct ContactRows {
   std::vector<double> alpha;         ///< compliance per row (m/N), > 0
   std::vector<double> value;         ///< row value C at the current iterate (m)
   std::vector<double> mu;            ///< friction coefficient per point
+  /// Rows after the 3 per point: fixed bounds on their multipliers (N).
+  std::vector<double> extra_lo, extra_hi;
   int size() const { return static_cast<int>(ga.size()); }
   void clear() {
+    extra_lo.clear();
+    extra_hi.clear();
     ga.clear();
     gb.clear();
     a.clear();

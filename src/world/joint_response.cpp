@@ -29,22 +29,27 @@ struct World::Impl::ArticulationFactor {
 };
 
 World::Impl::ArticulationFactor& World::Impl::articulation_factor(std::uint32_t art) {
-  if (response_cache_stamp != response_stamp) {
+  if (response_cache_stamp != response_stamp || response_cache_limits != response_limits) {
     response_cache.clear();
     response_cache_stamp = response_stamp;
+    response_cache_limits = response_limits;
   }
   auto it = response_cache.find(art);
   if (it != response_cache.end()) return *it->second;
   auto f = std::make_shared<ArticulationFactor>();
   const auto& rs = row_set;
   const auto& index = dual_scratch.index;
+  // The active rows, or only the equality ones when the others join the contacts' problem.
+  auto in_response = [&](int r) {
+    return index[r] >= 0 && (response_limits || rs.rows[r].kind == detail::RowKind::Equality);
+  };
   // Its bodies (members of the articulation) and their active rows.
   std::unordered_map<int, int> local;
   for (std::uint32_t i = art_begin[art]; i < art_begin[art + 1]; ++i) {
     const std::uint32_t b = art_members[i];
     bool any = false;
     for (int r : rs.rows_of[b]) {
-      if (index[r] < 0) continue;
+      if (!in_response(r)) continue;
       any = true;
       if (local.emplace(r, static_cast<int>(f->rows.size())).second) f->rows.push_back(r);
     }
@@ -55,7 +60,7 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(std::uint32_t 
   for (std::size_t k = 0; k < f->bodies.size(); ++k) {
     const std::uint32_t b = f->bodies[k];
     for (int r : rs.rows_of[b]) {
-      if (index[r] >= 0) f->w[k].emplace_back(local[r], solve_body(b, rs.g_of(r, b)));
+      if (in_response(r)) f->w[k].emplace_back(local[r], solve_body(b, rs.g_of(r, b)));
     }
   }
   // S_rs = sum over bodies of g_r . H^{-1} g_s, plus the compliances.

@@ -27,6 +27,8 @@
 #include "joints/row.h"
 #include "solvers/contact_schur.h"
 #include "world/contact_laws.h"
+#include <limits>
+
 #include "world/world_impl.h"
 
 namespace mabd {
@@ -172,6 +174,19 @@ void World::Impl::load_pair_forces() {
 
 bool World::Impl::pair_joint_sets_change() const {
   if (dual_used == nullptr || closed_form_dual) return false;
+  if (coupled) {  // only a limit left out of the contacts' problem can be pushed through
+    for (int r = 0; r < row_set.size(); ++r) {
+      if (coupled_mark.size() != static_cast<std::size_t>(row_set.size()) || coupled_mark[r] != 2) {
+        continue;
+      }
+      const detail::Row& row = row_set.rows[r];
+      double c = row.c;
+      if (dynamic(row_set.row_a[r])) c += row.ga.dot(y[row_set.row_a[r]]);
+      if (dynamic(row_set.row_b[r])) c += row.gb.dot(y[row_set.row_b[r]]);
+      if (c < -settings.tolerance) return true;
+    }
+    return false;
+  }
   const auto& rs = row_set;
   const auto& index = dual_scratch.index;
   const auto& state = dual_scratch.state;
@@ -195,6 +210,64 @@ bool World::Impl::pair_joint_sets_change() const {
     }
   }
   return false;
+}
+
+// The joints' limits and force-limited drives of the articulations the contacts touch join the
+// contacts' problem, their multipliers bounded like a contact's (a limit pushes only, a drive
+// within its force): a drive saturated, a limit engaged or released by the contacts is decided
+// with them, and the contacts' response runs on the joints' equality rows alone. A limit
+// neither active nor near (kCoupleReach at the joint solve's increment) stays out; should the
+// contacts push through it, the next pass takes it (pair_joint_sets_change).
+void World::Impl::add_coupled_joint_rows(detail::ContactRows& rows) {
+  coupled_rows.clear();
+  coupled = !joints.empty() && pairs_on_joints && dual_used != nullptr && !closed_form_dual;
+  response_limits = !coupled;
+  if (!coupled) return;
+  constexpr double kCoupleReach = 1e-2;  // m (row units)
+  const auto& rs = row_set;
+  coupled_art.assign(art_begin.size(), 0);
+  for (const PairContact& c : pair_contacts) {
+    coupled_art[articulation[c.a]] = 1;
+    if (bodies[c.b].dynamic()) coupled_art[articulation[c.b]] = 1;
+  }
+  coupled_mark.assign(rs.size(), 0);
+  for (std::size_t art = 0; art + 1 < art_begin.size(); ++art) {
+    if (!coupled_art[art]) continue;
+    for (std::uint32_t m = art_begin[art]; m < art_begin[art + 1]; ++m) {
+      for (int r : rs.rows_of[art_members[m]]) {
+        const detail::Row& row = rs.rows[r];
+        if (coupled_mark[r] || row.kind == detail::RowKind::Equality) continue;
+        coupled_mark[r] = 1;
+        int a = rs.row_a[r], b = rs.row_b[r];
+        Vec12 ga = row.ga, gb = row.gb;
+        double c = row.c;
+        if (dynamic(a)) c += ga.dot(y[a]);
+        if (dynamic(b)) c += gb.dot(y[b]);
+        if (row.kind == detail::RowKind::Lower &&
+            dual_scratch.state[r] != DualRowState::Active && c > kCoupleReach) {
+          coupled_mark[r] = 2;  // out, watched
+          continue;
+        }
+        if (!dynamic(a)) {
+          std::swap(a, b);
+          std::swap(ga, gb);
+        }
+        if (!dynamic(b)) b = -1;
+        double alpha = ga.dot(solve_body(a, ga));
+        if (b >= 0) alpha += gb.dot(solve_body(b, gb));
+        rows.ga.push_back(ga);
+        rows.gb.push_back(b >= 0 ? gb : Vec12(Vec12::Zero()));
+        rows.a.push_back(a);
+        rows.b.push_back(b);
+        rows.alpha.push_back(std::max(row.compliance, detail::kStickFloor * alpha));
+        rows.value.push_back(row.c);
+        const bool limit = row.kind == detail::RowKind::Lower;
+        rows.extra_lo.push_back(limit ? -std::numeric_limits<double>::infinity() : -row.bound);
+        rows.extra_hi.push_back(limit ? 0.0 : row.bound);
+        coupled_rows.push_back(r);
+      }
+    }
+  }
 }
 
 void World::Impl::solve_pair_contacts(bool loaded) {
@@ -238,25 +311,35 @@ void World::Impl::solve_pair_contacts(bool loaded) {
       rows.value.push_back(value);
     }
   }
-  Eigen::VectorXd lambda(3 * points);
+  add_coupled_joint_rows(rows);
+  const int nc = 3 * points, n = rows.size();
+  Eigen::VectorXd lambda(n);
   for (int k = 0; k < points; ++k) {
     for (int t = 0; t < 3; ++t) lambda[3 * k + t] = pair_contacts[k].lambda[t];
   }
+  // What y carries already: the loaded contact forces, and the coupled rows' multipliers of
+  // the joint solve (the response runs on the equality rows alone).
+  const bool contacts_applied = loaded && pair_applied.size() == nc;
+  Eigen::VectorXd applied = Eigen::VectorXd::Zero(n);
+  if (contacts_applied) applied.head(nc) = pair_applied;
+  for (int e = 0; e < n - nc; ++e) applied[nc + e] = this->lambda[coupled_rows[e]];
+  lambda.tail(n - nc) = applied.tail(n - nc);
   const auto response = [this](std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
     joint_response(z, touched);
   };
   const detail::LcpResult result =
       contact_schur.solve(rows, *this, articulation, jointed_body, response, y, lambda, pair_z,
-                          loaded && pair_applied.size() == lambda.size() ? &pair_applied : nullptr);
+                          contacts_applied || n > nc ? &applied : nullptr);
   stats.contact_sweeps = result.sweeps;
   stats.contact_pivots = result.pivots;
   for (int k = 0; k < points; ++k) {
     for (int t = 0; t < 3; ++t) pair_contacts[k].lambda[t] = lambda[3 * k + t];
     if (lambda[3 * k] < 0) ++stats.body_contacts;
   }
+  for (int e = 0; e < n - nc; ++e) this->lambda[coupled_rows[e]] = lambda[nc + e];
   // The increment, and the generalized contact forces -G^T lambda per body.
   std::fill(pair_force.begin(), pair_force.end(), Vec12::Zero());
-  for (int r = 0; r < rows.size(); ++r) {
+  for (int r = 0; r < nc; ++r) {
     pair_force[rows.a[r]] -= rows.ga[r] * lambda[r];
     if (rows.b[r] >= 0) pair_force[rows.b[r]] -= rows.gb[r] * lambda[r];
   }

@@ -338,6 +338,15 @@ struct World::Impl final : detail::BodyOperators {
   ArticulationFactor& articulation_factor(std::uint32_t art);
   std::unordered_map<std::uint32_t, std::shared_ptr<ArticulationFactor>> response_cache;
   std::uint64_t response_stamp = 0, response_cache_stamp = ~0ull;
+  /// The joint rows solved with the contacts (add_coupled_joint_rows): their row ids, whether
+  /// any coupling applies, per articulation whether a contact touches it, per row 1 (coupled)
+  /// or 2 (a limit left out, watched). Responses then run on the equality rows alone
+  /// (response_limits false); response_cache_limits is what the cached factors were built with.
+  std::vector<int> coupled_rows;
+  bool coupled = false;
+  std::vector<char> coupled_art, coupled_mark;
+  bool response_limits = true, response_cache_limits = true;
+  void add_coupled_joint_rows(detail::ContactRows& rows);
   std::vector<std::uint32_t> art_begin, art_members;  ///< bodies of each articulation (CSR)
   std::vector<std::uint32_t> touched_arts;
   std::vector<int> response_written;
