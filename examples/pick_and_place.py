@@ -9,6 +9,7 @@ fingers' friction alone.
 
     export PYTHONPATH=build/python      # the package built by `make build` (or installed)
     /usr/bin/python3 examples/pick_and_place.py                 # seed 0, writes a viewer page
+                                                                # (out/pick_and_place.html)
     /usr/bin/python3 examples/pick_and_place.py --seeds 10      # success rate over 10 seeds
 
 Each seed moves and turns the cubes at random (up to 2 cm and 20 degrees). Success: the three
@@ -200,6 +201,10 @@ def run(seed, recorder_path=None):
     ok = all(r < 0.01 and abs(dz) < 0.005 and tilt < 5 for r, dz, tilt in errors)
     if rec is not None:
         rec.write_glb(recorder_path)
+        try:
+            print(f"viewer page: {mabd.write_viewer(recorder_path)}")
+        except Exception as e:  # noqa: BLE001 (a build without the viewer bundle)
+            print(f"no viewer page: {e}")
     return ok, errors, arm
 
 
