@@ -1,9 +1,13 @@
 // Contact rows on their Schur complement over the structured joint solve (contact_schur.h)
 // against a dense KKT reference on random small systems (a chain, a tree and a free body with
 // contacts between and within them), and the complementarity solver (contact_lcp.h) against
-// enumeration of the active sets and its own optimality conditions.
+// enumeration of the active sets and its own optimality conditions; joint limits and
+// force-limited drives solved with the contacts against enumeration of the dense problem.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -255,6 +259,142 @@ INSTANTIATE_TEST_SUITE_P(Friction, ContactSchurTest, ::testing::Values(0.0, 0.5)
                            return info.param == 0 ? std::string("frictionless")
                                                   : std::string("mu_0_5");
                          });
+
+/// Enumeration of the box-constrained QP min 1/2 l^T K l - b^T l, lo <= l <= hi (K positive
+/// definite): each row free or at one of its finite bounds; the consistent choice is the
+/// solution (rows with lo == hi: fixed).
+Eigen::VectorXd enumerate_boxes(const Eigen::MatrixXd& K, const Eigen::VectorXd& b,
+                                const Eigen::VectorXd& lo, const Eigen::VectorXd& hi) {
+  const int n = static_cast<int>(b.size());
+  std::vector<int> choice(n, 0);  // 0 free, 1 at lo, 2 at hi
+  auto options = [&](int r) {
+    return lo[r] == hi[r] ? 1 : 1 + std::isfinite(lo[r]) + std::isfinite(hi[r]);
+  };
+  while (true) {
+    Eigen::VectorXd l = Eigen::VectorXd::Zero(n);
+    std::vector<int> free;
+    for (int r = 0; r < n; ++r) {
+      const int c = lo[r] == hi[r] ? 1
+                    : choice[r] == 0 ? 0
+                                     : (choice[r] == 1 && std::isfinite(lo[r]) ? 1 : 2);
+      if (c == 0) free.push_back(r);
+      if (c == 1) l[r] = lo[r];
+      if (c == 2) l[r] = hi[r];
+    }
+    if (!free.empty()) {
+      Eigen::MatrixXd Kf(free.size(), free.size());
+      Eigen::VectorXd bf(free.size());
+      for (std::size_t i = 0; i < free.size(); ++i) {
+        bf[i] = b[free[i]] - K.row(free[i]).dot(l);
+        for (std::size_t k = 0; k < free.size(); ++k) Kf(i, k) = K(free[i], free[k]);
+      }
+      const Eigen::VectorXd x = Kf.ldlt().solve(bf);
+      for (std::size_t i = 0; i < free.size(); ++i) l[free[i]] = x[i];
+    }
+    const Eigen::VectorXd w = b - K * l;
+    bool ok = true;
+    for (int r = 0; r < n && ok; ++r) {
+      const double tol = 1e-9 * (1 + std::abs(l[r]));
+      if (l[r] < lo[r] - tol || l[r] > hi[r] + tol) ok = false;
+      const double scale = 1e-12 * (1 + std::abs(b[r]));
+      if (std::abs(l[r] - lo[r]) <= tol && l[r] < hi[r] - tol && w[r] > scale) ok = false;
+      if (std::abs(l[r] - hi[r]) <= tol && l[r] > lo[r] + tol && w[r] < -scale) ok = false;
+      if (l[r] > lo[r] + tol && l[r] < hi[r] - tol && std::abs(w[r]) > 1e-9 * (1 + std::abs(b[r]))) {
+        ok = false;
+      }
+    }
+    if (ok) return l;
+    int r = 0;
+    while (r < n && ++choice[r] == options(r)) choice[r++] = 0;
+    if (r == n) break;
+  }
+  ADD_FAILURE() << "no consistent set";
+  return Eigen::VectorXd::Zero(n);
+}
+
+// Joint limits and force-limited drives solved with the contacts (pair_contact.cpp): extra
+// rows with fixed bounds after the points, the response on the joints' equality rows, and
+// the increment y already carrying the extra rows' multipliers of the joint solve ("applied").
+// The same as the dense complementarity problem over every row with y free of them.
+TEST(ContactSchur, BoundedJointRowsWithTheContactsMatchTheDenseReference) {
+  for (int seed = 1; seed <= 6; ++seed) {
+    std::mt19937 rng(100 + seed);
+    TestBodies ops(9, rng);
+    Joints joints;
+    build_joints(joints, ops, rng);
+    ContactRows rows = random_contacts(rng, 4, 9, 0.0);
+    const int nc = rows.size();
+    // Two limits (push only) and two drives (|lambda| <= F) on jointed bodies, some on the
+    // world side.
+    std::uniform_real_distribution<double> u(-0.5, 0.5), pos(0, 1);
+    const std::vector<std::pair<int, int>> sides = {{1, 2}, {5, -1}, {0, 3}, {6, 7}};
+    for (int e = 0; e < 4; ++e) {
+      const auto [a, b] = sides[e];
+      const Vec3 d = Vec3(u(rng), u(rng), u(rng)).normalized();
+      rows.ga.push_back(grad_point(Vec3(u(rng), u(rng), u(rng)), d));
+      rows.gb.push_back(b >= 0 ? Vec12(-grad_point(Vec3(u(rng), u(rng), u(rng)), d))
+                               : Vec12(Vec12::Zero()));
+      rows.a.push_back(a);
+      rows.b.push_back(b);
+      rows.alpha.push_back(1e-7 * (0.1 + pos(rng)));
+      rows.value.push_back(2e-3 * u(rng));
+      const bool limit = e < 2;
+      rows.extra_lo.push_back(limit ? -std::numeric_limits<double>::infinity() : -5.0);
+      rows.extra_hi.push_back(limit ? 0.0 : 5.0);
+    }
+    const int n = rows.size();
+    // y0: the increment without the extra rows; y: with their joint-solve multipliers.
+    std::uniform_real_distribution<double> uy(-1e-3, 1e-3);
+    std::vector<Vec12> y0(9);
+    for (auto& v : y0) v = Vec12::NullaryExpr([&] { return uy(rng); });
+    const Eigen::MatrixXd MJ = dense_joint_inverse(joints, ops);
+    const Eigen::MatrixXd G = dense_contact_gradients(rows, 9);
+    Eigen::VectorXd applied = Eigen::VectorXd::Zero(n);
+    for (int e = 0; e < n - nc; ++e) applied[nc + e] = e < 2 ? -5 * pos(rng) : 8 * u(rng);
+    Eigen::VectorXd y0v(12 * 9);
+    for (int i = 0; i < 9; ++i) y0v.segment<12>(12 * i) = y0[i];
+    const Eigen::VectorXd yv = y0v - MJ * G.transpose() * applied;
+    std::vector<Vec12> y(9);
+    for (int i = 0; i < 9; ++i) y[i] = yv.segment<12>(12 * i);
+
+    TreeResponse response;
+    response.joints = &joints;
+    response.ops = &ops;
+    ASSERT_TRUE(response.tree.prepare(joints.topology));
+    ContactSchur schur;
+    Eigen::VectorXd lambda = applied;
+    std::vector<Vec12> dy;
+    const LcpResult result = schur.solve(
+        rows, ops, joints.articulation, joints.jointed,
+        [&](std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) { response(z, touched); },
+        y, lambda, dy, &applied);
+    EXPECT_TRUE(result.exact) << "seed " << seed;
+
+    // Dense: every row, b from y0.
+    Eigen::MatrixXd K = G * MJ * G.transpose();
+    for (int r = 0; r < n; ++r) K(r, r) += rows.alpha[r];
+    const Eigen::VectorXd b = Eigen::Map<const Eigen::VectorXd>(rows.value.data(), n) + G * y0v;
+    Eigen::VectorXd lo(n), hi(n);
+    for (int r = 0; r < nc; ++r) {
+      const bool normal = r % 3 == 0;  // frictionless: tangents fixed at 0
+      lo[r] = normal ? -std::numeric_limits<double>::infinity() : 0.0;
+      hi[r] = 0.0;
+    }
+    for (int e = 0; e < n - nc; ++e) {
+      lo[nc + e] = rows.extra_lo[e];
+      hi[nc + e] = rows.extra_hi[e];
+    }
+    const Eigen::VectorXd ref = enumerate_boxes(K, b, lo, hi);
+    EXPECT_LT(rel(lambda, ref), 1e-8) << "seed " << seed;
+    const Eigen::VectorXd dy_ref = MJ * G.transpose() * (ref - applied);
+    Eigen::VectorXd dyv(12 * 9);
+    for (int i = 0; i < 9; ++i) dyv.segment<12>(12 * i) = dy[i];
+    EXPECT_LT(rel(dyv, dy_ref), 1e-8) << "seed " << seed;
+    // The extra rows take each of their states somewhere over the seeds (printed).
+    std::printf("seed %d: limits %.3g %.3g, drives %.3g %.3g (bound 5)\n", seed, ref[nc],
+                ref[nc + 1], ref[nc + 2], ref[nc + 3]);
+  }
+}
 
 TEST(ContactSchur, RowsOnDisjointArticulationsShareAResponse) {
   std::mt19937 rng(11);
