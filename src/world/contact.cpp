@@ -137,11 +137,21 @@ void World::Impl::detect_contacts() {
   const bool friction = settings.contact.friction;
   const bool penalty = settings.contact.model == ContactModel::Penalty;
   // Bodies in contact with another dynamic body take their collider contacts into the same
-  // complementarity problem (pair_contact.cpp): one friction law for a pile or a stack.
+  // complementarity problem (pair_contact.cpp): one friction law for a pile or a stack. So do
+  // jointed bodies under the exact model: their contacts solved over the joint solve's Schur
+  // complement, with the joints' limits and drives, as a chain's links touching a wheel are
+  // (folded into each body's operator instead, a chain of small stiff links draped over a
+  // collider diverged within steps).
   if (pairs) detect_pair_contacts(margin);
+  const bool jointed_exact = !penalty && !joints.empty();
   std::size_t prev = 0;
   for (const auto& cp : contact_points) {
-    if (!paired_body.empty() && paired_body[cp.body]) {
+    if ((!paired_body.empty() && paired_body[cp.body]) ||
+        (jointed_exact && jointed_body[cp.body])) {
+      if (!pairs) {  // the first: the articulations the pair solve works on
+        update_articulations();
+        pairs = true;
+      }
       add_pair_contact(cp, false);
       continue;
     }

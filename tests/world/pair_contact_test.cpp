@@ -233,6 +233,61 @@ TEST(PairContact, SaturatedDrivesAgainstJointLimitsStopOnTheCube) {
   EXPECT_LT((w.com_position(cube) - Vec3(0, 0, 0.025)).norm(), 1e-3);
 }
 
+// A chain of 20 steel capsule links (10 g, E = 2e11) laid over a static capsule "wheel" (exact
+// model): their collider contacts are solved over the chain's joint solve like contacts
+// between moving bodies. (Folded into each link's operator, the chain diverged at step 1.)
+TEST(PairContact, ChainOfSmallStiffLinksRestsOnAStaticWheel) {
+  World w(pair_settings(ContactModel::Exact));
+  const double R = 0.3, r_link = 0.005, pitch = 0.02, r = R + r_link + 1e-3;
+  BodyDef wheel;
+  wheel.kind = BodyKind::Static;
+  wheel.shape.type = ShapeType::Capsule;
+  wheel.shape.radius = R;
+  wheel.shape.length = 0.1;
+  wheel.orientation = Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()));  // axis along y
+  w.add_body(wheel);
+  const int n = 20;
+  auto at = [&](int k) {
+    const double a = M_PI / 2 + (k - n / 2.0) * pitch / r;
+    return Vec3(r * std::cos(a), 0, r * std::sin(a));
+  };
+  for (int k = 0; k < n; ++k) {
+    BodyDef link;
+    link.shape.type = ShapeType::Capsule;
+    link.shape.radius = r_link;
+    link.shape.length = pitch - 2 * r_link;
+    link.material.density = 7800;
+    link.material.youngs_modulus = 2e11;
+    const Vec3 d = (at(k + 1) - at(k)).normalized();
+    link.position = 0.5 * (at(k) + at(k + 1));
+    link.orientation = Quat::FromTwoVectors(Vec3::UnitZ(), d);
+    const BodyId b = w.add_body(link);
+    if (k > 0) {
+      JointDef j;
+      j.type = JointType::Ball;
+      j.body_a = BodyId{b.index - 1};
+      j.body_b = b;
+      j.anchor = at(k);
+      w.add_joint(j);
+    }
+  }
+  const double e0 = total_energy(w);
+  double worst_rise = -1e300, deepest = 0;
+  for (int i = 0; i < 100; ++i) {
+    const double e = total_energy(w);
+    w.step();
+    worst_rise = std::max(worst_rise, total_energy(w) - e);
+    deepest = std::max(deepest, w.last_step().max_penetration);
+  }
+  const Vec3 top = w.com_position(BodyId{n / 2 + 1});
+  std::printf("chain on a static wheel: largest energy rise %.3g J (of %.3g J), penetration %.3g "
+              "m, top link at %.5f m (rests at %.5f)\n", worst_rise, e0, deepest, top.z(),
+              r - 1e-3);
+  EXPECT_LT(worst_rise, 1e-6 * std::abs(e0));
+  EXPECT_LT(deepest, 1e-4);
+  EXPECT_NEAR(top.z(), r - 1e-3, 2e-3);  // on the wheel (chord midpoints sit a little lower)
+}
+
 // A Painleve rod (mu = 2) sliding on a dynamic slab that lies on the ground: no NaN and no
 // energy gain (contact and friction only dissipate).
 TEST_P(PairContactModels, PainleveRodGainsNoEnergy) {
