@@ -242,8 +242,8 @@ void World::Impl::start_contact_energy() {
 }
 
 double World::Impl::impact_energy(bool at_start) const {
-  // Kinetic and gravity energy of the bodies in reach, elastic energy of the contact bodies:
-  // at the start of the step, or at the iterate with the implicit Euler velocity u / h.
+  // Kinetic, gravity and elastic energy of the bodies in reach: at the start of the step, or
+  // at the iterate with the implicit Euler velocity u / h.
   const double h = settings.dt;
   double e = 0;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
@@ -253,8 +253,8 @@ double World::Impl::impact_energy(bool at_start) const {
     double k = b.mass * detail::block(v, 3).squaredNorm();
     for (int c = 0; c < 3; ++c) k += b.sigma[c] * detail::block(v, c).squaredNorm();
     e += 0.5 * k - b.mass * settings.gravity.dot(detail::affine_t(at_start ? q_prev[i] : q[i]));
+    e += elastic(i, at_start ? q_prev[i] : q[i]);  // the links' strain, contact or not
   }
-  for (std::uint32_t i : impact_bodies) e += elastic(i, at_start ? q_prev[i] : q[i]);
   return e + joint_potential(at_start);
 }
 
