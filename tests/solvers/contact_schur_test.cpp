@@ -150,7 +150,7 @@ Eigen::MatrixXd dense_contact_gradients(const ContactRows& c, int bodies) {
   Eigen::MatrixXd G = Eigen::MatrixXd::Zero(c.size(), 12 * bodies);
   for (int r = 0; r < c.size(); ++r) {
     G.block<1, 12>(r, 12 * c.a[r]) += c.ga[r].transpose();
-    G.block<1, 12>(r, 12 * c.b[r]) += c.gb[r].transpose();
+    if (c.b[r] >= 0) G.block<1, 12>(r, 12 * c.b[r]) += c.gb[r].transpose();  // -1: the world
   }
   return G;
 }
