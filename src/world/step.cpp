@@ -232,8 +232,7 @@ void World::Impl::start_contact_energy() {
   }
   for (const auto& j : joints) {
     if (!j.ex || !j.extras().drive || j.extras().drive->mode != DriveMode::Velocity) continue;
-    const int side = j.a >= 0 && bodies[j.a].dynamic() ? j.a : j.b;
-    if (side >= 0 && in_reach[articulation[side]]) {
+    if (joint_in_reach(j)) {
       impact_bodies.clear();
       return;
     }
@@ -272,14 +271,18 @@ double clamped_spring(double k, double f_max, double e) {
 
 }  // namespace
 
+bool World::Impl::joint_in_reach(const detail::JointModel& j) const {
+  const int side = j.a >= 0 && bodies[j.a].dynamic() ? j.a : j.b;  // its articulation's body
+  return side >= 0 && impact_reach[articulation[side]];
+}
+
 double World::Impl::joint_potential(bool at_start) const {
   // Joint springs and position drives in reach store energy (their targets are fixed within a
   // step): without it, a drive doing work on a contact body would look like an energy gain.
   double e = 0;
   for (const auto& j : joints) {
     if (!j.ex || (!j.extras().spring && !j.extras().drive)) continue;
-    const int side = j.a >= 0 && bodies[j.a].dynamic() ? j.a : j.b;
-    if (side < 0 || !impact_reach[articulation[side]]) continue;
+    if (!joint_in_reach(j)) continue;
     auto qs = [&](int body) {
       if (body < 0) return detail::make_q(Mat3::Identity(), Vec3::Zero());
       return at_start ? q_prev[body] : q[body];

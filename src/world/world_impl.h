@@ -409,6 +409,8 @@ struct World::Impl final : detail::BodyOperators {
   double impact_energy(bool at_start) const;
   /// Potential of the joint springs and position drives in impact_reach (J).
   double joint_potential(bool at_start) const;
+  /// Whether the joint belongs to an articulation in impact_reach.
+  bool joint_in_reach(const detail::JointModel& j) const;
   /// Effort drives' force (N) and torque (N m) per body (empty when none acts), for predict().
   std::vector<Vec3> effort_force, effort_torque;
   void gather_efforts();

@@ -14,19 +14,10 @@
 namespace {
 
 using namespace mabd;
+using test::error_of;
 using test::write_model;
 
 const std::string kModel = std::string(MABD_SOURCE_DIR) + "/models/double_pendulum.urdf";
-
-std::string scene_error(const std::string& path) {
-  try {
-    load_scene(path);
-  } catch (const SceneError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << path << ": no SceneError";
-  return {};
-}
 
 TEST(SceneModels, PlacedModelMovesAsTheModelAloneThroughThePlacement) {
   // Turned 90 degrees about z (gravity is along -z, so the motion is the same turned) and
@@ -76,29 +67,29 @@ TEST(SceneModels, ClashesAndBadFilesNameTheEntry) {
   const std::string twice = write_model(
       "twice.json", R"({"bodies": [], "models": [{"file": ")" + kModel + R"("},
                                                   {"file": ")" + kModel + R"("}]})");
-  const std::string e1 = scene_error(twice);
+  const std::string e1 = error_of(twice);
   EXPECT_NE(e1.find("models[1]"), std::string::npos) << e1;
   EXPECT_NE(e1.find("body name 'base' is already used"), std::string::npos) << e1;
 
   const std::string missing =
       write_model("missing.json", R"({"bodies": [], "models": [{"file": "nowhere.urdf"}]})");
-  const std::string e2 = scene_error(missing);
+  const std::string e2 = error_of(missing);
   EXPECT_NE(e2.find("models[0]"), std::string::npos) << e2;
   EXPECT_NE(e2.find("nowhere.urdf"), std::string::npos) << e2;
 
   const std::string json =
       write_model("notamodel.json", R"({"bodies": [], "models": [{"file": "other.json"}]})");
-  const std::string e3 = scene_error(json);
+  const std::string e3 = error_of(json);
   EXPECT_NE(e3.find("is not a robot model"), std::string::npos) << e3;
 
   const std::string broken = write_model("broken.urdf", "<robot name='r'><link name='a'>");
   const std::string bad = write_model(
       "bad.json", R"({"bodies": [], "models": [{"file": "broken.urdf", "prefix": 3}]})");
-  const std::string e4 = scene_error(bad);
+  const std::string e4 = error_of(bad);
   EXPECT_NE(e4.find("prefix"), std::string::npos) << e4;
   const std::string bad2 =
       write_model("bad2.json", R"({"bodies": [], "models": [{"file": "broken.urdf"}]})");
-  const std::string e5 = scene_error(bad2);
+  const std::string e5 = error_of(bad2);
   EXPECT_NE(e5.find("models[0]"), std::string::npos) << e5;
   EXPECT_NE(e5.find("broken.urdf: line"), std::string::npos) << e5;
   (void)broken;
