@@ -1,6 +1,10 @@
 // Elastic energies and their derivatives for affine bodies (see elasticity.h).
 #include "body/elasticity.h"
 
+#include <algorithm>
+
+#include <Eigen/Eigenvalues>
+
 namespace mabd::detail {
 
 double corotated_energy_density(const Mat3& A, const Mat3& R, double mu, double lambda) {
@@ -14,6 +18,23 @@ Mat3 corotated_stress(const Mat3& A, const Mat3& R, double mu, double lambda) {
   const Mat3 F = R.transpose() * A;
   const Mat3 eps = 0.5 * (F + F.transpose()) - Mat3::Identity();
   return R * (2 * mu * eps + lambda * eps.trace() * Mat3::Identity());
+}
+
+Mat3 corotated_twist_stiffness(const Mat3& A, const Mat3& R, double mu, double lambda) {
+  const Mat3 F = R.transpose() * A;
+  Eigen::SelfAdjointEigenSolver<Mat3> eig;
+  eig.computeDirect(Mat3(0.5 * (F + F.transpose())));
+  const Vec3 sig = eig.eigenvalues();  // singular values of A (A = R S, S = sym(R^T A))
+  const Vec3 s = (2 * mu * (sig.array() - 1) + lambda * (sig.sum() - 3)).matrix();
+  constexpr int kOther[3][2] = {{1, 2}, {0, 2}, {0, 1}};
+  Vec3 kappa;
+  for (int k = 0; k < 3; ++k) {
+    const int i = kOther[k][0], j = kOther[k][1];
+    const double den = sig[i] + sig[j];
+    kappa[k] = den > 0 ? std::max(0.0, (s[i] + s[j]) / (2 * den)) : 0.0;
+  }
+  const Mat3& V = eig.eigenvectors();
+  return V * kappa.asDiagonal() * V.transpose();
 }
 
 double stvk_energy_density(const Mat3& A, double mu, double lambda) {
