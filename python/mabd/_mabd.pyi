@@ -256,6 +256,7 @@ class WorldSettings:
     solver: DualSolverKind
     dual_tolerance: float
     dual_max_iterations: int
+    threads: int
     wind: Wind
     contact: ContactSettings
     def __init__(self, **fields: Any) -> None: ...

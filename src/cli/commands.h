@@ -56,6 +56,7 @@ struct SettingsOverrides {
   std::optional<RotationMode> rotation;
   std::optional<DualSolverKind> solver;
   std::optional<IntegratorMode> integrator;
+  std::optional<int> threads;  ///< --threads N
   bool floating_base = false;  ///< URDF: the root link moves freely (--floating-base)
 };
 

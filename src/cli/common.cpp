@@ -34,11 +34,16 @@ LoadedScene load_and_build(const std::string& path, const SettingsOverrides& ove
   if (overrides.rotation) scene.settings.rotation = *overrides.rotation;
   if (overrides.solver) scene.settings.solver = *overrides.solver;
   if (overrides.integrator) scene.settings.integrator = *overrides.integrator;
+  if (overrides.threads) scene.settings.threads = *overrides.threads;
   // A solver chosen on the command line is named as such.
   const auto name_option = [&](std::string message) {
     const std::string solver_item = path + ": settings.solver: ";
     if (overrides.solver && message.rfind(solver_item, 0) == 0) {
       message = path + ": --solver: " + message.substr(solver_item.size());
+    }
+    const std::string threads_item = "settings.threads: ";
+    if (overrides.threads && message.rfind(threads_item, 0) == 0) {
+      message = "--threads: " + message.substr(threads_item.size());
     }
     return message;
   };

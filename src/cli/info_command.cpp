@@ -225,6 +225,8 @@ int info_command(const InfoOptions& options) {
               std::to_string(settings.dual_max_iterations) + " iterations)";
     }
     print_field("dual solver", dual);
+    print_field("threads", std::to_string(settings.threads) +
+                               (settings.threads > 1 ? " (per-body phases of 4096 bodies or more)" : ""));
   }
   if (const Wind& w = settings.wind; !w.velocity.isZero(0)) {
     std::string wind = vec(w.velocity) + " m/s, air " + num(w.density) + " kg/m^3, C_d " +

@@ -45,6 +45,8 @@ struct OverrideOptions {
   CLI::Option* dt_option = nullptr;
   CLI::Option* rotation_option = nullptr;
   CLI::Option* integrator_option = nullptr;
+  int threads = 1;
+  CLI::Option* threads_option = nullptr;
   bool floating_base = false;
 
   void add(CLI::App& app, bool with_dt) {
@@ -60,6 +62,9 @@ struct OverrideOptions {
     solver_option =
         app.add_option("--solver", solver, "Dual solver: auto | sparse | chain | tree | iterative")
             ->check(CLI::IsMember(mabd::dual_solver_names()));
+    threads_option = app.add_option("--threads", threads,
+                                    "Threads of the per-body phases of a step (overrides "
+                                    "settings.threads; results are identical for any count)");
     app.add_flag("--floating-base", floating_base,
                  "URDF model: its root link moves freely instead of being welded to the world");
   }
@@ -70,6 +75,7 @@ struct OverrideOptions {
     overrides.floating_base = floating_base;
     if (rotation_option->count() > 0) overrides.rotation = parse_rotation(rotation);
     if (integrator_option->count() > 0) overrides.integrator = parse_integrator(integrator);
+    if (threads_option->count() > 0) overrides.threads = threads;
     if (solver_option->count() > 0) {
       const auto& names = mabd::dual_solver_names();
       overrides.solver = static_cast<mabd::DualSolverKind>(

@@ -38,7 +38,7 @@ const std::vector<std::string> kSettingsFields = {
     "dt",         "gravity",          "newton_iterations", "tolerance",
     "rotation",   "integrator",       "time_integration",  "spectral_radius",
     "solver",     "dual_tolerance",   "dual_max_iterations", "steps",
-    "wind",       "contact"};
+    "threads",    "wind",             "contact"};
 const std::vector<std::string> kWindFields = {"velocity", "density", "drag_coefficient", "gust",
                                               "gust_period"};
 const std::vector<std::string> kContactFields = {"model",  "time_constant", "damping_ratio",
@@ -152,6 +152,7 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
   }
   if (auto n = node.get("dual_tolerance")) s.dual_tolerance = n->number();
   if (auto n = node.get("dual_max_iterations")) s.dual_max_iterations = n->integer(1);
+  if (auto n = node.get("threads")) s.threads = n->integer(1);
   if (auto n = node.get("steps")) default_steps = n->integer(1);
   if (auto n = node.get("wind")) {
     n->check_fields(kWindFields);

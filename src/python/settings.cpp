@@ -62,6 +62,8 @@ void bind_settings(py::module_& m) {
       .field("dual_tolerance", &WorldSettings::dual_tolerance, "iterative solver, relative")
       .field("dual_max_iterations", &WorldSettings::dual_max_iterations,
              "iterative solver iteration cap")
+      .field("threads", &WorldSettings::threads,
+             "threads of the per-body phases, [1, 256]; bit-identical results for any count")
       .field("wind", &WorldSettings::wind, "Wind")
       .field("contact", &WorldSettings::contact, "ContactSettings")
       .finish();

@@ -46,6 +46,9 @@ void validate_settings(const WorldSettings& s) {
     m << "dual_tolerance: must be positive and finite (got " << s.dual_tolerance << ")";
     fail(m.str());
   }
+  if (s.threads < 1 || s.threads > 256) {
+    fail("threads: must be in [1, 256] (got " + std::to_string(s.threads) + ")");
+  }
   if (s.dual_max_iterations < 1) {
     fail("dual_max_iterations: must be >= 1 (got " + std::to_string(s.dual_max_iterations) + ")");
   }

@@ -91,6 +91,7 @@ void World::step() {
 
 void World::Impl::advance(bool trial) {
   auto t_phase = Clock::now();
+  if (settings.threads > 1 && !pool) pool.workers = std::make_unique<detail::ThreadPool>(settings.threads);
   q_prev = q;
   impact.assign(bodies.size(), 0);
   stats.body_ms = stats.rows_ms = stats.dual_ms = stats.check_ms = stats.contact_ms = 0;
@@ -424,31 +425,42 @@ void World::Impl::gather_efforts() {
 
 void World::Impl::predict() {
   const double h = settings.dt;
+  const std::size_t n = bodies.size();
   u.resize(q.size());
   loaded.assign(q.size(), -1);
   loaded_minv_fext.clear();
   const bool wind = !settings.wind.velocity.isZero(0);
   gather_efforts();
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    const auto& b = bodies[i];
-    if (!b.dynamic()) continue;
-    Vec12 minv_f = Vec12::Zero();
-    minv_f.tail<3>() = settings.gravity;
-    Vec3 f_i = wind ? Vec3(force[i] + wind_force(i)) : force[i];
-    Vec3 t_i = torque[i];
-    if (!effort_force.empty()) {
-      f_i += effort_force[i];
-      t_i += effort_torque[i];
+  // M^-1 f_ext of the bodies under loads, gathered per range and joined in body order.
+  const int parts = range_count(n);
+  std::vector<std::vector<std::pair<std::uint32_t, Vec12>>> loads(static_cast<std::size_t>(parts));
+  for_ranges(n, parts, [&](int part, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto& b = bodies[i];
+      if (!b.dynamic()) continue;
+      Vec3 f_i = wind ? Vec3(force[i] + wind_force(i)) : force[i];
+      Vec3 t_i = torque[i];
+      if (!effort_force.empty()) {
+        f_i += effort_force[i];
+        t_i += effort_torque[i];
+      }
+      if (!f_i.isZero(0) || !t_i.isZero(0)) {
+        Vec12 minv_f = Vec12::Zero();
+        minv_f.tail<3>() = settings.gravity;
+        const Vec12 f_ext = detail::wrench_force(q[i], t_i, f_i);
+        for (int k = 0; k < 3; ++k) minv_f.segment<3>(3 * k) = f_ext.segment<3>(3 * k) / b.sigma[k];
+        minv_f.tail<3>() += f_ext.tail<3>() / b.mass;
+        loads[part].emplace_back(static_cast<std::uint32_t>(i), minv_f);
+      }
+      u[i] = rigid_prediction(q[i], qdot[i], h);
+      q[i] += u[i];
     }
-    if (!f_i.isZero(0) || !t_i.isZero(0)) {
-      const Vec12 f_ext = detail::wrench_force(q[i], t_i, f_i);
-      for (int k = 0; k < 3; ++k) minv_f.segment<3>(3 * k) = f_ext.segment<3>(3 * k) / b.sigma[k];
-      minv_f.tail<3>() += f_ext.tail<3>() / b.mass;
+  });
+  for (const auto& list : loads) {
+    for (const auto& [i, minv_f] : list) {
       loaded[i] = static_cast<std::int32_t>(loaded_minv_fext.size());
       loaded_minv_fext.push_back(minv_f);
     }
-    u[i] = rigid_prediction(q[i], qdot[i], h);
-    q[i] += u[i];
   }
 }
 
@@ -459,38 +471,62 @@ void World::Impl::body_operators() {
   const double ih2 = 1.0 / beta_h2();
   const bool polar = settings.rotation == RotationMode::Polar;
   const bool vanilla = settings.integrator == IntegratorMode::Vanilla;
-  rot.resize(bodies.size());
-  y.resize(bodies.size());
-  geo.assign(bodies.size(), -1);
+  const std::size_t n = bodies.size();
+  rot.resize(n);
+  y.resize(n);
+  geo.assign(n, -1);
   geo_C.clear();
   geo_Z.clear();
-  if (vanilla) vanilla_inv.resize(bodies.size());
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    const auto& b = bodies[i];
-    if (!b.dynamic()) continue;
-    const Mat3 A = detail::affine_A(q[i]);
-    Vec12 f = -ih2 * mass_times(b, u[i] - d_hat(i));
-    Mat3 P;  // dE_el/dA
-    if (vanilla) {
-      detail::Mat12 H = detail::Mat12::Zero();
-      H.topLeftCorner<9, 9>() = detail::orthogonality_hessian(A, b.k_vanilla);
-      for (int k = 0; k < 3; ++k) H.block<3, 3>(3 * k, 3 * k).diagonal().array() += b.sigma[k] * ih2;
-      H.bottomRightCorner<3, 3>().diagonal().array() += b.mass * ih2;
-      vanilla_inv[i] = Eigen::LDLT<detail::Mat12>(H).solve(detail::Mat12::Identity());
-      P = detail::orthogonality_gradient(A, b.k_vanilla);
-    } else if (polar) {
-      Mat3& R = rot[i];
-      if (!detail::polar_rotation(A, R)) R = Mat3::Identity();  // caught by check_state
-      P = b.volume * detail::corotated_stress(A, R, b.mu, b.lambda);
-    } else {
-      rot[i] = A;
-      P = b.volume * detail::stvk_stress(A, b.mu, b.lambda);
+  if (vanilla) vanilla_inv.resize(n);
+  // With several ranges the geometric terms are gathered per range and joined in body order
+  // (the same list as one range makes), then the bodies are solved; with one, in one sweep.
+  const int parts = range_count(n);
+  geo_parts.resize(static_cast<std::size_t>(parts));
+  for (auto& g : geo_parts) g.C.clear(), g.Z.clear();
+  for_ranges(n, parts, [&](int part, std::size_t begin, std::size_t end) {
+    auto& Cs = parts == 1 ? geo_C : geo_parts[part].C;
+    auto& Zs = parts == 1 ? geo_Z : geo_parts[part].Z;
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto& b = bodies[i];
+      if (!b.dynamic()) continue;
+      const Mat3 A = detail::affine_A(q[i]);
+      Vec12 f = -ih2 * mass_times(b, u[i] - d_hat(i));
+      Mat3 P;  // dE_el/dA
+      if (vanilla) {
+        detail::Mat12 H = detail::Mat12::Zero();
+        H.topLeftCorner<9, 9>() = detail::orthogonality_hessian(A, b.k_vanilla);
+        for (int k = 0; k < 3; ++k) H.block<3, 3>(3 * k, 3 * k).diagonal().array() += b.sigma[k] * ih2;
+        H.bottomRightCorner<3, 3>().diagonal().array() += b.mass * ih2;
+        vanilla_inv[i] = Eigen::LDLT<detail::Mat12>(H).solve(detail::Mat12::Identity());
+        P = detail::orthogonality_gradient(A, b.k_vanilla);
+      } else if (polar) {
+        Mat3& R = rot[i];
+        if (!detail::polar_rotation(A, R)) R = Mat3::Identity();  // caught by check_state
+        P = b.volume * detail::corotated_stress(A, R, b.mu, b.lambda);
+      } else {
+        rot[i] = A;
+        P = b.volume * detail::stvk_stress(A, b.mu, b.lambda);
+      }
+      f.head<9>() -= Eigen::Map<const Eigen::Matrix<double, 9, 1>>(P.data());
+      geometric_stiffness(i, A, P, Cs, Zs);
+      if (!contact_of.empty() && contact_of[i] >= 0) contact_bodies[contact_of[i]].f = f;
+      y[i] = parts == 1 ? solve_body(i, f) : f;
     }
-    f.head<9>() -= Eigen::Map<const Eigen::Matrix<double, 9, 1>>(P.data());
-    geometric_stiffness(i, A, P);
-    if (!contact_of.empty() && contact_of[i] >= 0) contact_bodies[contact_of[i]].f = f;
-    y[i] = solve_body(i, f);
+  });
+  if (parts == 1) return;
+  std::vector<std::int32_t> offset(static_cast<std::size_t>(parts), 0);
+  for (int k = 0; k < parts; ++k) {
+    offset[k] = static_cast<std::int32_t>(geo_C.size());
+    geo_C.insert(geo_C.end(), geo_parts[k].C.begin(), geo_parts[k].C.end());
+    geo_Z.insert(geo_Z.end(), geo_parts[k].Z.begin(), geo_parts[k].Z.end());
   }
+  for_ranges(n, parts, [&](int part, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!bodies[i].dynamic()) continue;
+      if (geo[i] >= 0) geo[i] += offset[part];
+      y[i] = solve_body(i, y[i]);
+    }
+  });
 }
 
 // The co-rotated Hb drops the stress-dependent (geometric) part of the elastic Hessian. On
@@ -508,7 +544,8 @@ void World::Impl::body_operators() {
 // four times the exact curvature: with one Newton iteration that excess is what keeps it
 // stable on long light chains (the heavy-end chain at h = 1e-2 diverges at 1.66 s with the
 // exact term and runs with K3).
-void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P) {
+void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P,
+                                      std::vector<Mat3>& Cs, std::vector<Mat12x3>& Zs) {
   geo[i] = -1;
   const Mat3 tau = 0.5 * (P * A.transpose() + A * P.transpose());
   const auto& body = bodies[i];
@@ -545,7 +582,7 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
          eig.eigenvectors().transpose();
     K_body = R.transpose() * K3 * R;
   }
-  geo[i] = static_cast<std::int32_t>(geo_C.size());
+  geo[i] = static_cast<std::int32_t>(Cs.size());
   Mat3 C;
   if (geo_body_frame()) {  // in the body frame: C_b = R^T C R = (I + K3b W0)^{-1} K3b
     C = (Mat3::Identity() + K_body * factors[body.factor].W0).inverse() * K_body;
@@ -564,11 +601,11 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
       EtZ.col(c) = t;
     }
     C = (Mat3::Identity() + K3 * EtZ).inverse() * K3;
-    geo_Z.push_back(Z);
+    Zs.push_back(Z);
   }
   // Symmetric in exact arithmetic; made symmetric to the bit so that H^{-1} and S are, and
   // every dual solver (each reads its own triangle of S) returns the same multipliers.
-  geo_C.push_back(0.5 * (C + C.transpose()));
+  Cs.push_back(0.5 * (C + C.transpose()));
 }
 
 Vec12 World::Impl::solve_body(std::size_t i, const Vec12& v) const {
@@ -720,15 +757,20 @@ double World::Impl::newton_iteration() {
     // implicit Euler velocity (q' - q) / h is inelastic by itself.
   }
   t0 = Clock::now();
-  double residual = 0;
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    if (!bodies[i].dynamic()) continue;
-    q[i] += y[i];
-    u[i] += y[i];
-    residual = std::max(residual, displacement(bodies[i], y[i]));
-  }
+  const int parts = range_count(bodies.size());
+  std::vector<double> part_residual(static_cast<std::size_t>(parts), 0.0);
+  for_ranges(bodies.size(), parts, [&](int part, std::size_t begin, std::size_t end) {
+    double r = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (!bodies[i].dynamic()) continue;
+      q[i] += y[i];
+      u[i] += y[i];
+      r = std::max(r, displacement(bodies[i], y[i]));
+    }
+    part_residual[part] = r;
+  });
   stats.body_ms += ms_since(t0);
-  return residual;
+  return *std::max_element(part_residual.begin(), part_residual.end());
 }
 
 // Kinematic bodies take their prescribed pose at t + h; static bodies stay.
@@ -854,7 +896,11 @@ std::string divergence_advice(const std::vector<detail::BodyModel>& bodies,
 void World::Impl::check_state() const {
   constexpr double kMaxDeviation = 1.0;  // |A^T A - I|_F; near-rigid bodies stay far below
   const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
+  // Ranges on several threads: each throws at its first bad body, and the pool rethrows the
+  // lowest range's, so the message names the same body as one range would.
+  const_cast<Impl*>(this)->for_ranges(bodies.size(), range_count(bodies.size()),
+                                      [&](int, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
     const auto& b = bodies[i];
     const Mat3 A = detail::affine_A(q[i]);
     const double dev = (A.transpose() * A - Mat3::Identity()).norm();
@@ -911,6 +957,7 @@ void World::Impl::check_state() const {
                             divergence_advice(bodies, joints, q[i], qdot[i], settings, i));
     }
   }
+  });
 }
 
 // Phase 7: velocities (and accelerations), clear per-step inputs, advance time.
@@ -944,7 +991,8 @@ void World::Impl::alpha_update(std::size_t i, Vec12& qdd, Vec12& a, Vec12& v) co
 void World::Impl::finish_step() {
   const double h = settings.dt;
   const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
+  for_ranges(bodies.size(), range_count(bodies.size()), [&](int, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
     const auto& b = bodies[i];
     if (b.dynamic() && euler) {  // a limit impact is inelastic by itself
       const Vec12 v_new = u[i] / h;
@@ -962,6 +1010,7 @@ void World::Impl::finish_step() {
     force[i].setZero();
     torque[i].setZero();
   }
+  });
   if (!euler && !limit_smooth.empty()) impact_projection();
   kin_target.clear();
   ++steps;

@@ -2,6 +2,7 @@
 // mutable state, stored as flat arrays indexed by BodyId::index.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@
 #include "solvers/tree_dual.h"
 #include "world/joint_rows.h"
 #include "world/loop_guard.h"
+#include "world/thread_pool.h"
 #include "mabd/world.h"
 
 namespace mabd {
@@ -60,8 +62,34 @@ struct BodyModel {
 /// The world's model, state and step scratch. It supplies the body operators of the current
 /// Newton iterate to the dual solvers (BodyOperators).
 struct World::Impl final : detail::BodyOperators {
+  using Mat12x3 = Eigen::Matrix<double, 12, 3>;
   WorldSettings settings;
   StepStats stats;
+  /// Workers of the per-body phases (settings.threads > 1), made by the first step. A copy
+  /// of the world (clone) makes its own.
+  struct PoolSlot {
+    std::unique_ptr<detail::ThreadPool> workers;
+    PoolSlot() = default;
+    PoolSlot(const PoolSlot&) {}
+    PoolSlot& operator=(const PoolSlot&) { return *this; }
+    explicit operator bool() const { return workers != nullptr; }
+    detail::ThreadPool* operator->() const { return workers.get(); }
+  } pool;
+  /// Phases over fewer bodies than this run on the calling thread alone.
+  static constexpr std::size_t kParallelBodies = 4096;
+  /// How many ranges a per-body phase over n items is split into.
+  int range_count(std::size_t n) const {
+    return pool && n >= kParallelBodies ? pool->threads() : 1;
+  }
+  /// Runs fn(part, begin, end) over `parts` contiguous ranges of [0, n) (range_count(n)).
+  void for_ranges(std::size_t n, int parts,
+                  const std::function<void(int, std::size_t, std::size_t)>& fn) {
+    if (parts <= 1) {
+      if (n > 0) fn(0, 0, n);
+    } else {
+      pool->run(n, fn);
+    }
+  }
   double time = 0;
   std::int64_t steps = 0;
 
@@ -132,7 +160,13 @@ struct World::Impl final : detail::BodyOperators {
   /// geo_C holds R^T C R (9 doubles per body). Other modes: E(A), Z kept in geo_Z, C in the
   /// world frame.
   std::vector<Mat3> geo_C;
-  std::vector<Eigen::Matrix<double, 12, 3>> geo_Z;
+  std::vector<Mat12x3> geo_Z;
+  /// The geometric terms of each range of bodies while body_operators runs on several threads.
+  struct GeoPart {
+    std::vector<Mat3> C;
+    std::vector<Mat12x3> Z;
+  };
+  std::vector<GeoPart> geo_parts;
   std::vector<std::int32_t> geo;
   bool geo_body_frame() const {
     return settings.integrator == IntegratorMode::CoRotated &&
@@ -424,7 +458,10 @@ struct World::Impl final : detail::BodyOperators {
   void consistent_start();   ///< initial accelerations of jointed systems
   double newton_iteration();
   void body_operators();
-  void geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P);
+  /// Decides body i's geometric term; when it applies, appends C (and Z) to Cs (and Zs) and
+  /// sets geo[i] to its index there.
+  void geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P, std::vector<Mat3>& Cs,
+                           std::vector<Mat12x3>& Zs);
   void dual_solve();
   /// Fills row_set with the rows of every row source at the current iterate (phase 4).
   void build_rows();

@@ -217,7 +217,7 @@ TEST(SceneErrors, UnknownFieldWithoutCloseMatchListsKnownFields) {
   EXPECT_EQ(message,
             "inline.json: settings: unknown field 'xyz' (known fields: dt, gravity, "
             "newton_iterations, tolerance, rotation, integrator, time_integration, spectral_radius, solver, dual_tolerance, "
-            "dual_max_iterations, steps, wind, contact)");
+            "dual_max_iterations, steps, threads, wind, contact)");
 }
 
 TEST(SceneSettings, WindIsReadAndChecked) {
