@@ -12,6 +12,17 @@
 
 namespace mabd::test {
 
+/// The what() of the exception of type E that f() throws ("" if it throws none).
+template <class E, class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
+}
+
 /// Single-quotes `s` for a POSIX shell.
 inline std::string quote(const std::string& s) {
   std::string q = "'";

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "mabd/error.h"
+#include "test_util.h"
 
 namespace {
 
@@ -32,12 +33,7 @@ std::size_t backbone_atoms(const PdbStructure& s) {
 /// The message of the InvalidArgument `f` throws ("" if none).
 template <class F>
 std::string error_of(F f) {
-  try {
-    f();
-  } catch (const mabd::InvalidArgument& e) {
-    return e.what();
-  }
-  return "";
+  return mabd::test::error_of<mabd::InvalidArgument>(f);
 }
 
 /// `b` has the chains, residues and backbone atoms of `a` (to the 3 decimals of the files).
