@@ -132,8 +132,9 @@ struct WorldSettings {
   int dual_max_iterations = 1000;
   /// Threads of the per-body phases of a step (predict, body operators, update, checks,
   /// velocities), in [1, 256]. Each thread takes a contiguous range of the bodies, and the
-  /// results are the same to the bit for every count. Phases over fewer than 4096 bodies,
-  /// and the dual and contact solves, run on the calling thread.
+  /// results are the same to the bit for every count. The closed-form ball chain solver
+  /// also solves separate chains on the threads. Phases over fewer than 4096 bodies, and the
+  /// other dual solvers and the contact solves, run on the calling thread.
   int threads = 1;
   Wind wind;  ///< aerodynamic loads on every dynamic body (off by default)
   ContactSettings contact;  ///< contact with colliders (off by default)

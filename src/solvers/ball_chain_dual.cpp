@@ -1,5 +1,6 @@
 #include "solvers/ball_chain_dual.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <utility>
@@ -47,6 +48,7 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
   K_.push_back(Mat3::Zero());  // index 0: the world side
   std::size_t at = 0;
   for (const auto& chain : chains) {
+    starts_.push_back(at);
     for (std::size_t k = 0; k < chain.size(); ++k, ++at) {
       const PointLink& j = links[chain[k]];
       Link& link = links_[at];
@@ -73,10 +75,11 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
       }
     }
   }
+  starts_.push_back(total);
 }
 
 bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
-                          std::vector<Vec12>& y, std::vector<double>& lambda) {
+                          std::vector<Vec12>& y, std::vector<double>& lambda, ThreadPool* pool) {
   const std::size_t total = links_.size();
   X_.resize(total);
   // lambda holds y_k = D'_k^{-1} b'_k until the back substitution overwrites them with the
@@ -105,9 +108,12 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
   // b'_k = b_k - X_{k-1}^T b'_{k-1}, X_k = D'_k^{-1} B_k, y_k = D'_k^{-1} b'_k. Nothing but
   // lambda and the scratch X is changed before every pivot has been accepted (the caller falls
   // back to the general solvers otherwise).
+  // Chains are independent components: a range of whole chains is eliminated, and then
+  // substituted back, on its own.
+  auto forward = [&](std::size_t first, std::size_t last) {
   Mat3 B_prev = Mat3::Zero(), X_prev = Mat3::Zero();
   Vec3 b_prev = Vec3::Zero();
-  for (std::size_t at = 0; at < total; ++at) {
+  for (std::size_t at = first; at < last; ++at) {
     const Link& j = links_[at];
     const PointLink& jm = points_[j.item];  // anchors and compliance
     Mat3 D = jm.compliance * Mat3::Identity();
@@ -143,10 +149,13 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
       X_[at] = X_prev;
     }
   }
+  return true;
+  };
   // Back substitution x_k = y_k - X_k x_{k+1}, and the increment of each body once all its
   // items are known: dq = y - H^{-1} G^T lambda.
+  auto backward = [&](std::size_t first, std::size_t last) {
   Vec3 x_next = Vec3::Zero();
-  for (std::size_t pos = total; pos-- > 0;) {
+  for (std::size_t pos = last; pos-- > first;) {
     const Link& link = links_[pos];
     auto lambda_k = slot(link);
     Vec3 x = lambda_k;
@@ -166,6 +175,30 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     }
     x_next = x;
   }
+  };
+  // Ranges of whole chains, about equal in items: range k runs from the first chain that
+  // starts at or after k total / parts. Every pivot is accepted before y changes.
+  const std::size_t chains = starts_.size() - 1;
+  const int parts = pool && chains >= 2 && total >= kParallelItems ? pool->threads() : 1;
+  if (parts == 1) {
+    if (!forward(0, total)) return false;
+    backward(0, total);
+    return true;
+  }
+  std::vector<std::size_t> bounds(static_cast<std::size_t>(parts) + 1, total);
+  for (int k = 0; k < parts; ++k) {
+    const std::size_t target = total * static_cast<std::size_t>(k) / parts;
+    bounds[k] = *std::lower_bound(starts_.begin(), starts_.end(), target);
+  }
+  std::vector<char> ok(static_cast<std::size_t>(parts), 1);
+  pool->run(static_cast<std::size_t>(parts), [&](int, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) ok[k] = forward(bounds[k], bounds[k + 1]);
+  });
+  for (char good : ok)
+    if (!good) return false;
+  pool->run(static_cast<std::size_t>(parts), [&](int, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) backward(bounds[k], bounds[k + 1]);
+  });
   return true;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "solvers/body_operators.h"
+#include "solvers/thread_pool.h"
 
 namespace mabd::detail {
 
@@ -33,13 +34,16 @@ class BallChainDual {
   void prepare(const std::vector<std::vector<std::uint32_t>>& chains,
                const std::vector<PointLink>& links, const BodyOperators& ops);
   /// Forgets the plan (the items are not all point links, or not chains).
-  void clear() { ready_ = false; links_.clear(); K_.clear(); }
+  void clear() { ready_ = false; links_.clear(); starts_.clear(); K_.clear(); }
   bool ready() const { return ready_; }
+  /// Chains with fewer items than this in all are solved on the calling thread.
+  static constexpr std::size_t kParallelItems = 4096;
   /// Solves the dual at the iterate q (per body) into `lambda` (3 per item, in item order)
   /// and y (in: H^{-1} f, out: the increment). Returns false (y unchanged) if a pivot is
-  /// singular.
+  /// singular. With a pool, groups of whole chains (independent components) are solved on
+  /// its threads, with the same result to the bit.
   bool solve(const BodyOperators& ops, const std::vector<Vec12>& q, std::vector<Vec12>& y,
-             std::vector<double>& lambda);
+             std::vector<double>& lambda, ThreadPool* pool = nullptr);
 
  private:
   struct Link {
@@ -51,6 +55,7 @@ class BallChainDual {
   };
   bool ready_ = false;
   std::vector<Link> links_;   ///< every chain's items in path order, concatenated
+  std::vector<std::size_t> starts_;  ///< where each chain starts in links_, then its size
   std::vector<PointLink> points_;  ///< per item
   std::vector<Mat3> K_;       ///< distinct constant blocks (identical links share one)
   std::vector<Mat3> X_;       ///< X_k = D'_k^{-1} B_k of the elimination (0 at chain ends)

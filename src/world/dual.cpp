@@ -52,7 +52,7 @@ void World::Impl::dual_solve() {
   dual_used = nullptr;
   ++response_stamp;  // the articulations' response factors (joint_response.cpp) go stale
   if (&method == &chain_dual && ball_chain_dual.ready() && !pairs_on_joints &&
-      ball_chain_dual.solve(*this, q, y, lambda)) {
+      ball_chain_dual.solve(*this, q, y, lambda, pool.workers.get())) {
     closed_form_dual = true;
     row_set.begin(*this, y);  // no rows (lambda: 3 per item)
     stats.solver = "chain";

@@ -24,7 +24,7 @@
 #include "solvers/tree_dual.h"
 #include "world/joint_rows.h"
 #include "world/loop_guard.h"
-#include "world/thread_pool.h"
+#include "solvers/thread_pool.h"
 #include "mabd/world.h"
 
 namespace mabd {

@@ -1,4 +1,5 @@
-// A fixed pool of worker threads for the step's per-body phases (settings.threads).
+// A fixed pool of worker threads for the per-body phases of a step and independent
+// components of the dual solve (settings.threads).
 // Work is split into contiguous index ranges, one per thread, so a phase whose bodies are
 // independent gives the same result to the bit for every thread count.
 #pragma once

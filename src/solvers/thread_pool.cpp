@@ -1,5 +1,5 @@
 // Fixed worker pool (see thread_pool.h).
-#include "world/thread_pool.h"
+#include "solvers/thread_pool.h"
 
 namespace mabd::detail {
 
