@@ -170,6 +170,9 @@ int run_command(const RunOptions& options) {
     if (options.checkpoint.empty()) throw UsageError("--checkpoint-every: needs --checkpoint FILE");
   }
   check_distinct_outputs(options);
+  // SIGINT and SIGTERM from here on end the run cleanly: one that arrives while the scene
+  // loads or the outputs are set up stops it before its first step, with whole outputs.
+  InterruptGuard interrupt_guard;
 
   // Load, validate and build before any output file is created.
   LoadedScene loaded = load_and_build(options.scene, options.overrides);
@@ -214,7 +217,6 @@ int run_command(const RunOptions& options) {
   loaded.scene = Scene{};  // the world and the outputs are set up: definitions no longer needed
 
   ProgressBar progress(steps, !options.quiet && ProgressBar::stderr_is_terminal());
-  InterruptGuard interrupt_guard;
 
   if (outputs.poses) outputs.poses->write(world);
   if (outputs.glb) outputs.glb->write(world);
