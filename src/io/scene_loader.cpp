@@ -186,7 +186,24 @@ WorldSettings parse_settings(const Node& node, int& default_steps) {
   try {
     validate_settings(s);
   } catch (const InvalidArgument& e) {
-    node.fail(e.what());
+    // "settings.FIELD[.SUB]: problem": reported on the deepest field of that path the file
+    // gives (a default that conflicts with another field stays on the nearest one given).
+    std::string what = e.what();
+    const std::string prefix = "settings.";
+    if (what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+    const std::size_t colon = what.find(": ");
+    Node at = node;
+    std::size_t start = 0;
+    while (colon != std::string::npos && start < colon) {
+      const std::size_t end = std::min(what.find('.', start), colon);
+      const std::string field = what.substr(start, end - start);
+      if (field.find(' ') != std::string::npos) break;
+      auto child = at.get(field);
+      if (!child) break;
+      at = *child;
+      start = end + 1;
+    }
+    at.fail(colon != std::string::npos && start > colon ? what.substr(colon + 2) : what.substr(start));
   }
   return s;
 }

@@ -220,6 +220,20 @@ TEST(SceneErrors, UnknownFieldWithoutCloseMatchListsKnownFields) {
             "dual_max_iterations, steps, threads, wind, contact)");
 }
 
+// A setting the world rejects is named by its own path, once.
+TEST(SceneErrors, RejectedSettingsNameTheirField) {
+  EXPECT_EQ(parse_error(R"({"settings": {"spectral_radius": 2}, "bodies": []})"),
+            "inline.json: settings.spectral_radius: must be in [0, 1] (got 2)");
+  EXPECT_EQ(parse_error(R"({"settings": {"threads": 300}, "bodies": []})"),
+            "inline.json: settings.threads: must be in [1, 256] (got 300)");
+  const std::string exact = parse_error(
+      R"({"settings": {"contact": {"model": "exact"}, "time_integration": "generalized_alpha"},
+          "bodies": []})");
+  EXPECT_TRUE(starts_with(exact, "inline.json: settings.contact.model: 'exact' needs "
+                                 "time_integration 'implicit_euler'"))
+      << exact;
+}
+
 TEST(SceneSettings, WindIsReadAndChecked) {
   const mabd::Scene scene = mabd::parse_scene(
       R"({"settings": {"wind": {"velocity": [3, 0, 1], "density": 1.1, "drag_coefficient": 0.8,
