@@ -111,70 +111,70 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
   // Chains are independent components: a range of whole chains is eliminated, and then
   // substituted back, on its own.
   auto forward = [&](std::size_t first, std::size_t last) {
-  Mat3 B_prev = Mat3::Zero(), X_prev = Mat3::Zero();
-  Vec3 b_prev = Vec3::Zero();
-  for (std::size_t at = first; at < last; ++at) {
-    const Link& j = links_[at];
-    const PointLink& jm = points_[j.item];  // anchors and compliance
-    Mat3 D = jm.compliance * Mat3::Identity();
-    Vec3 rhs = point(q_of(j.a), jm.pa) - point(q_of(j.b), jm.pb);
-    // Side s of the item (anchor p, block K(p, p)): D += R K R^T, rhs += -+ J(p) y_s.
-    auto add_side = [&](int s, const Vec3& p, std::uint32_t k, bool side_b) {
-      if (!ops.dynamic(s)) return;
-      const Mat3& R = ops.rotation(s);
-      if (!ops.corrected(s)) {
-        D.noalias() += R * K_[k] * R.transpose();
-      } else {
-        D.noalias() += R * (K_[k] - ops.correction_body_block(s, p, p)) * R.transpose();
+    Mat3 B_prev = Mat3::Zero(), X_prev = Mat3::Zero();
+    Vec3 b_prev = Vec3::Zero();
+    for (std::size_t at = first; at < last; ++at) {
+      const Link& j = links_[at];
+      const PointLink& jm = points_[j.item];  // anchors and compliance
+      Mat3 D = jm.compliance * Mat3::Identity();
+      Vec3 rhs = point(q_of(j.a), jm.pa) - point(q_of(j.b), jm.pb);
+      // Side s of the item (anchor p, block K(p, p)): D += R K R^T, rhs += -+ J(p) y_s.
+      auto add_side = [&](int s, const Vec3& p, std::uint32_t k, bool side_b) {
+        if (!ops.dynamic(s)) return;
+        const Mat3& R = ops.rotation(s);
+        if (!ops.corrected(s)) {
+          D.noalias() += R * K_[k] * R.transpose();
+        } else {
+          D.noalias() += R * (K_[k] - ops.correction_body_block(s, p, p)) * R.transpose();
+        }
+        if (side_b) {
+          rhs -= point(y[s], p);
+        } else {
+          rhs += point(y[s], p);
+        }
+      };
+      add_side(j.a, jm.pa, j.kaa, false);
+      add_side(j.b, jm.pb, j.kbb, true);
+      if (j.prev_side >= 0) {
+        D.noalias() -= X_prev.transpose() * B_prev;
+        rhs.noalias() -= X_prev.transpose() * b_prev;
       }
-      if (side_b) {
-        rhs -= point(y[s], p);
-      } else {
-        rhs += point(y[s], p);
+      Chol3 llt;
+      if (!llt.compute(D, 1e-7)) return false;  // not positive definite, or redundant rows
+      slot(j) = llt.solve(rhs);
+      b_prev = rhs;
+      if (j.next_side >= 0) {
+        B_prev = coupling(at);
+        X_prev = llt.solve(B_prev);
+        X_[at] = X_prev;
       }
-    };
-    add_side(j.a, jm.pa, j.kaa, false);
-    add_side(j.b, jm.pb, j.kbb, true);
-    if (j.prev_side >= 0) {
-      D.noalias() -= X_prev.transpose() * B_prev;
-      rhs.noalias() -= X_prev.transpose() * b_prev;
     }
-    Chol3 llt;
-    if (!llt.compute(D, 1e-7)) return false;  // not positive definite, or redundant rows
-    slot(j) = llt.solve(rhs);
-    b_prev = rhs;
-    if (j.next_side >= 0) {
-      B_prev = coupling(at);
-      X_prev = llt.solve(B_prev);
-      X_[at] = X_prev;
-    }
-  }
-  return true;
+    return true;
   };
   // Back substitution x_k = y_k - X_k x_{k+1}, and the increment of each body once all its
   // items are known: dq = y - H^{-1} G^T lambda.
   auto backward = [&](std::size_t first, std::size_t last) {
-  Vec3 x_next = Vec3::Zero();
-  for (std::size_t pos = last; pos-- > first;) {
-    const Link& link = links_[pos];
-    auto lambda_k = slot(link);
-    Vec3 x = lambda_k;
-    if (link.next_side >= 0) x.noalias() -= X_[pos] * x_next;
-    lambda_k = x;
-    for (int side = 0; side < 2; ++side) {
-      const int s = side_body(link, side);
-      if (!ops.dynamic(s) || side == link.prev_side) continue;  // done with the previous item
-      const double sign = side == 0 ? 1.0 : -1.0;
-      Vec12 F = point_force(side_anchor(link, side), sign * x);
-      if (side == link.next_side) {
-        const Link& next = links_[pos + 1];
-        const double sn = next.prev_side == 0 ? 1.0 : -1.0;
-        F += point_force(side_anchor(next, next.prev_side), sn * x_next);
+    Vec3 x_next = Vec3::Zero();
+    for (std::size_t pos = last; pos-- > first;) {
+      const Link& link = links_[pos];
+      auto lambda_k = slot(link);
+      Vec3 x = lambda_k;
+      if (link.next_side >= 0) x.noalias() -= X_[pos] * x_next;
+      lambda_k = x;
+      for (int side = 0; side < 2; ++side) {
+        const int s = side_body(link, side);
+        if (!ops.dynamic(s) || side == link.prev_side) continue;  // done with the previous item
+        const double sign = side == 0 ? 1.0 : -1.0;
+        Vec12 F = point_force(side_anchor(link, side), sign * x);
+        if (side == link.next_side) {
+          const Link& next = links_[pos + 1];
+          const double sn = next.prev_side == 0 ? 1.0 : -1.0;
+          F += point_force(side_anchor(next, next.prev_side), sn * x_next);
+        }
+        y[s] -= ops.solve_body(s, F);
       }
-      y[s] -= ops.solve_body(s, F);
+      x_next = x;
     }
-    x_next = x;
-  }
   };
   // Ranges of whole chains, about equal in items: range k runs from the first chain that
   // starts at or after k total / parts. Every pivot is accepted before y changes.

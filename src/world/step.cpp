@@ -898,65 +898,64 @@ void World::Impl::check_state() const {
   const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
   // Ranges on several threads: each throws at its first bad body, and the pool rethrows the
   // lowest range's, so the message names the same body as one range would.
-  const_cast<Impl*>(this)->for_ranges(bodies.size(), range_count(bodies.size()),
-                                      [&](int, std::size_t begin, std::size_t end) {
-  for (std::size_t i = begin; i < end; ++i) {
-    const auto& b = bodies[i];
-    const Mat3 A = detail::affine_A(q[i]);
-    const double dev = (A.transpose() * A - Mat3::Identity()).norm();
-    std::string what;
-    if (!q[i].allFinite()) {
-      what = "coordinates are not finite";
-    } else if (A.determinant() <= 0) {
-      what = "body is inverted (det A <= 0)";
-    } else if (dev > kMaxDeviation) {
-      std::ostringstream m;
-      m << "deformation |A^T A - I| = " << dev << " exceeds " << kMaxDeviation;
-      what = m.str();
-    } else if (b.dynamic()) {
-      // The end-of-step velocity combines the displacement, the start-of-step velocity and
-      // accelerations and M^-1 f_ext with coefficients below 16 / h (generalized-alpha with a
-      // spectral radius in [0, 1]; 1 / h for implicit Euler). It is computed, as finish_step
-      // will, only when a bound of its kinetic energy overflows: the check costs next to
-      // nothing on a sound step.
-      const double h = settings.dt;
-      const auto inf_norm = [](const Vec12& x) { return x.lpNorm<Eigen::Infinity>(); };
-      double scale = inf_norm(u[i]) + h * inf_norm(qdot[i]) +
-                     h * h * (inf_norm(acc[i]) + inf_norm(qddot[i]) + inf_norm(minv_fext(i)));
-      if (!limit_smooth.empty()) scale += inf_norm(limit_smooth[i]);
-      const double speed_bound = 64 * scale / h;
-      const double energy_bound =  // 1/2 sum over 12 components of weight * speed^2
-          6 * std::max(b.mass, b.sigma.maxCoeff()) * speed_bound * speed_bound;
-      if (!std::isfinite(energy_bound)) {
-        Vec12 v;
-        if (euler) {
-          v = u[i] / h;
-        } else {
-          Vec12 qdd, a;
-          alpha_update(i, qdd, a, v);
+  for_ranges(bodies.size(), range_count(bodies.size()), [&](int, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto& b = bodies[i];
+      const Mat3 A = detail::affine_A(q[i]);
+      const double dev = (A.transpose() * A - Mat3::Identity()).norm();
+      std::string what;
+      if (!q[i].allFinite()) {
+        what = "coordinates are not finite";
+      } else if (A.determinant() <= 0) {
+        what = "body is inverted (det A <= 0)";
+      } else if (dev > kMaxDeviation) {
+        std::ostringstream m;
+        m << "deformation |A^T A - I| = " << dev << " exceeds " << kMaxDeviation;
+        what = m.str();
+      } else if (b.dynamic()) {
+        // The end-of-step velocity combines the displacement, the start-of-step velocity and
+        // accelerations and M^-1 f_ext with coefficients below 16 / h (generalized-alpha with a
+        // spectral radius in [0, 1]; 1 / h for implicit Euler). It is computed, as finish_step
+        // will, only when a bound of its kinetic energy overflows: the check costs next to
+        // nothing on a sound step.
+        const double h = settings.dt;
+        const auto inf_norm = [](const Vec12& x) { return x.lpNorm<Eigen::Infinity>(); };
+        double scale = inf_norm(u[i]) + h * inf_norm(qdot[i]) +
+                       h * h * (inf_norm(acc[i]) + inf_norm(qddot[i]) + inf_norm(minv_fext(i)));
+        if (!limit_smooth.empty()) scale += inf_norm(limit_smooth[i]);
+        const double speed_bound = 64 * scale / h;
+        const double energy_bound =  // 1/2 sum over 12 components of weight * speed^2
+            6 * std::max(b.mass, b.sigma.maxCoeff()) * speed_bound * speed_bound;
+        if (!std::isfinite(energy_bound)) {
+          Vec12 v;
+          if (euler) {
+            v = u[i] / h;
+          } else {
+            Vec12 qdd, a;
+            alpha_update(i, qdd, a, v);
+          }
+          const double kinetic = 0.5 * v.dot(mass_times(b, v));
+          if (!v.allFinite()) {
+            what = "velocities are not finite";
+          } else if (!std::isfinite(kinetic)) {
+            what = "kinetic energy is not finite (speed " +
+                   short_number(detail::block(v, 3).stableNorm()) + " m/s)";
+          }
         }
-        const double kinetic = 0.5 * v.dot(mass_times(b, v));
-        if (!v.allFinite()) {
-          what = "velocities are not finite";
-        } else if (!std::isfinite(kinetic)) {
-          what = "kinetic energy is not finite (speed " +
-                 short_number(detail::block(v, 3).stableNorm()) + " m/s)";
+        if (what.empty() &&
+            !std::isfinite(b.mass * settings.gravity.dot(detail::affine_t(q[i])))) {
+          what = "potential energy is not finite";
         }
       }
-      if (what.empty() &&
-          !std::isfinite(b.mass * settings.gravity.dot(detail::affine_t(q[i])))) {
-        what = "potential energy is not finite";
+      if (!what.empty()) {
+        std::string name = "'" + b.info.name + "'";
+        if (b.info.name.empty()) name = "#" + std::to_string(i);
+        throw SimulationError("simulation diverged at step " + std::to_string(steps + 1) +
+                              " (t = " + std::to_string(time + settings.dt) + " s): body " + name +
+                              ": " + what + "; " +
+                              divergence_advice(bodies, joints, q[i], qdot[i], settings, i));
       }
     }
-    if (!what.empty()) {
-      std::string name = "'" + b.info.name + "'";
-      if (b.info.name.empty()) name = "#" + std::to_string(i);
-      throw SimulationError("simulation diverged at step " + std::to_string(steps + 1) +
-                            " (t = " + std::to_string(time + settings.dt) + " s): body " + name +
-                            ": " + what + "; " +
-                            divergence_advice(bodies, joints, q[i], qdot[i], settings, i));
-    }
-  }
   });
 }
 
@@ -992,24 +991,24 @@ void World::Impl::finish_step() {
   const double h = settings.dt;
   const bool euler = settings.time_integration == TimeIntegration::ImplicitEuler;
   for_ranges(bodies.size(), range_count(bodies.size()), [&](int, std::size_t begin, std::size_t end) {
-  for (std::size_t i = begin; i < end; ++i) {
-    const auto& b = bodies[i];
-    if (b.dynamic() && euler) {  // a limit impact is inelastic by itself
-      const Vec12 v_new = u[i] / h;
-      qddot[i] = acc[i] = (v_new - qdot[i]) / h;
-      qdot[i] = v_new;
-    } else if (b.dynamic()) {
-      Vec12 qdd_new, a_new, v_new;
-      alpha_update(i, qdd_new, a_new, v_new);
-      qdot[i] = v_new;
-      acc[i] = a_new;
-      qddot[i] = qdd_new;
-    } else if (b.info.kind == BodyKind::Kinematic) {
-      qdot[i] = (q[i] - q_prev[i]) / h;
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto& b = bodies[i];
+      if (b.dynamic() && euler) {  // a limit impact is inelastic by itself
+        const Vec12 v_new = u[i] / h;
+        qddot[i] = acc[i] = (v_new - qdot[i]) / h;
+        qdot[i] = v_new;
+      } else if (b.dynamic()) {
+        Vec12 qdd_new, a_new, v_new;
+        alpha_update(i, qdd_new, a_new, v_new);
+        qdot[i] = v_new;
+        acc[i] = a_new;
+        qddot[i] = qdd_new;
+      } else if (b.info.kind == BodyKind::Kinematic) {
+        qdot[i] = (q[i] - q_prev[i]) / h;
+      }
+      force[i].setZero();
+      torque[i].setZero();
     }
-    force[i].setZero();
-    torque[i].setZero();
-  }
   });
   if (!euler && !limit_smooth.empty()) impact_projection();
   kin_target.clear();

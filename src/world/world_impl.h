@@ -83,7 +83,7 @@ struct World::Impl final : detail::BodyOperators {
   }
   /// Runs fn(part, begin, end) over `parts` contiguous ranges of [0, n) (range_count(n)).
   void for_ranges(std::size_t n, int parts,
-                  const std::function<void(int, std::size_t, std::size_t)>& fn) {
+                  const std::function<void(int, std::size_t, std::size_t)>& fn) const {
     if (parts <= 1) {
       if (n > 0) fn(0, 0, n);
     } else {
