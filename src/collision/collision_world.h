@@ -30,6 +30,10 @@ struct ContactPoint {
   /// Identifies the feature pair (e.g. a box vertex index, a capsule end) so that a contact
   /// persisting between steps can be matched; unique among the points of one pair.
   std::uint32_t feature = 0;
+  /// Rounding of the body's side (m): a sphere's or capsule's p_body lies this far from its
+  /// core (centre, axis) along -normal, so p_body + body_radius * normal is the core point.
+  /// 0 for other shapes.
+  double body_radius = 0;
 };
 
 /// How one body takes part in collision detection.

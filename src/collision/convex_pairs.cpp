@@ -53,6 +53,7 @@ void add_point_vs_solid(const Vec3& p, double radius, const Placed& solid, bool 
     c.normal = n;
     c.p_body = p - radius * n;
     c.p_collider = q;
+    c.body_radius = radius;
   }
   cand.push_back(c);
 }

@@ -102,6 +102,7 @@ struct MeshView {
     c.p_body = placed.to_world(p) - radius * c.normal;
     c.gap = d - radius;
     c.feature = feature;
+    c.body_radius = radius;
     cand.push_back(c);
   }
 };

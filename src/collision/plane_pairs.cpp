@@ -23,6 +23,7 @@ Contact sphere_point(const Vec3& center, double radius, const Vec3& n, const Vec
   c.p_collider = center - height * n;
   c.gap = height - radius;
   c.feature = feature;
+  c.body_radius = radius;
   return c;
 }
 

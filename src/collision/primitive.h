@@ -63,6 +63,9 @@ struct Contact {
   Vec3 normal = Vec3::UnitZ();
   double gap = 0;
   std::uint32_t feature = 0;  ///< unique among the points of one primitive pair
+  /// Rounding (m) of the body's side: a sphere or capsule point p_body lies this far from its
+  /// core (the centre, the axis) along -normal. 0 for other shapes.
+  double body_radius = 0;
 };
 
 /// Most points a primitive pair produces.

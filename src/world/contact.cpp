@@ -165,6 +165,15 @@ void World::Impl::detect_contacts() {
     c.pc = Cm.R_up.transpose() * (cp.p_collider - Cm.com_u);
     const Mat3 Ac = detail::affine_A(q[cp.collider]);  // a rotation: colliders are rigid
     c.nc = Ac.transpose() * cp.normal;
+    // The normal row acts at the body's core point (a sphere's centre, a capsule's axis) and
+    // at the collider point lifted by the body's radius along the normal: the same gap, and
+    // its value follows the round surface as the body turns. At a material point of the
+    // surface, a sphere or capsule turning about its centre or axis (free there but for a tiny
+    // inertia) moves that point off the line of contact, and the push there turns it further
+    // (a negative rotational stiffness): Newton on a draped net of stiff links at h = 1/30
+    // cycled without converging. The friction rows keep the surface point (rolling).
+    c.pn = c.p + detail::affine_A(q[cp.body]).inverse() * (cp.body_radius * cp.normal);
+    c.pcn = c.pc + cp.body_radius * c.nc;
     c.mu = friction ? std::sqrt(B.friction * Cm.friction) : 0.0;
     // The same feature as last step (same body point): keep its state and friction anchor.
     auto key = [](const Contact& x) { return std::make_tuple(x.body, x.collider, x.feature); };
@@ -242,13 +251,14 @@ void World::Impl::contact_operator(ContactBody& cb) {
     const Vec12& qc = q[c.collider];
     const Mat3 Ac = detail::affine_A(qc);
     const Vec3 n = Ac * c.nc, t1 = Ac * c.t1c, t2 = Ac * c.t2c;  // world, at the collider's pose
-    const Vec3 x = detail::point(q[i], c.p);
-    const double gap = n.dot(x - detail::point(qc, c.pc));
+    const double gap = n.dot(detail::point(q[i], c.pn) - detail::point(qc, c.pcn));
     if (contact_first_build && !c.active && gap < 0) c.active = true;
     if (!c.active) continue;
     auto m_eff = [&](const Vec3& d) { return rigid_effective_mass(B, q[i], c.p, d); };
-    rows.push_back({detail::grad_point(c.p, n), gap, c.s0[0], m_eff(n), int(k), 0});
+    rows.push_back({detail::grad_point(c.pn, n), gap, c.s0[0],
+                    rigid_effective_mass(B, q[i], c.pn, n), int(k), 0});
     if (c.mu <= 0) continue;
+    const Vec3 x = detail::point(q[i], c.p);
     const Vec3 anchor = Ac * c.anchor + detail::affine_t(qc);
     if (c.sliding && !penalty) {  // exact: friction at the cone, a fixed force
       f -= detail::grad_point(c.p, t1) * c.lambda[1] + detail::grad_point(c.p, t2) * c.lambda[2];
@@ -343,13 +353,13 @@ bool World::Impl::update_contacts(bool last_pass) {
         // Would the row push at the end of this iteration? Exact: where the point would
         // penetrate. Penalty: where spring and damper together would push (a penetrating
         // point that separates fast enough stays free: the law never pulls).
-        const Vec3 x_end = detail::point(Vec12(q[i] + dq), c.p);
-        const double gap = n.dot(x_end - detail::point(q[c.collider], c.pc));
+        const Vec3 x_end = detail::point(Vec12(q[i] + dq), c.pn);
+        const double gap = n.dot(x_end - detail::point(q[c.collider], c.pcn));
         bool pushes = gap < 0;
         if (pushes && penalty) {
           const PenaltyLaw law =
               penalty_law(settings.contact, settings.dt,
-                          rigid_effective_mass(bodies[i], q[i], c.p, n), c.s0[0]);
+                          rigid_effective_mass(bodies[i], q[i], c.pn, n), c.s0[0]);
           pushes = law.k_eff * gap - law.pull < 0;
         }
         if (pushes && !last_pass) {  // its friction state as detection or release left it
@@ -503,7 +513,8 @@ void World::Impl::contact_stats() {
     if (!c.active) continue;
     ++stats.contacts;
     const Vec3 n = detail::affine_A(q[c.collider]) * c.nc;
-    const double gap = n.dot(detail::point(q[c.body], c.p) - detail::point(q[c.collider], c.pc));
+    const double gap =
+        n.dot(detail::point(q[c.body], c.pn) - detail::point(q[c.collider], c.pcn));
     stats.max_penetration = std::max(stats.max_penetration, -gap);
   }
   for (const auto& c : pair_contacts) {
@@ -528,7 +539,8 @@ std::vector<ContactInfo> World::contacts() const {
     info.collider = BodyId{c.collider};
     info.point = detail::point(w.q[c.body], c.p);
     info.normal = n;
-    info.depth = -n.dot(info.point - detail::point(w.q[c.collider], c.pc));
+    info.depth =
+        -n.dot(detail::point(w.q[c.body], c.pn) - detail::point(w.q[c.collider], c.pcn));
     info.force = -(c.lambda[0] * n + c.lambda[1] * t1 + c.lambda[2] * t2);
     info.sliding = c.sliding;
     out.push_back(info);

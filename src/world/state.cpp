@@ -35,7 +35,8 @@ using detail::ByteWriter;
 
 namespace {
 
-constexpr std::uint32_t kStateVersion = 2;  // 2: contacts between dynamic bodies
+// 2: contacts between dynamic bodies; 3: the collider contacts' normal-row points
+constexpr std::uint32_t kStateVersion = 3;
 
 /// Solver names StepStats::solver can hold (it points at literals).
 constexpr const char* kSolverNames[] = {"none", "chain", "tree", "sparse", "iterative",
@@ -166,7 +167,9 @@ void World::Impl::save_contacts(ByteWriter& out) const {
     out.u32(c.body);
     out.u32(c.collider);
     out.u32(c.feature);
-    for (const Vec3* v : {&c.p, &c.pc, &c.nc, &c.anchor, &c.t1c, &c.t2c}) out.vec(*v);
+    for (const Vec3* v : {&c.p, &c.pc, &c.nc, &c.pn, &c.pcn, &c.anchor, &c.t1c, &c.t2c}) {
+      out.vec(*v);
+    }
     out.f64(c.mu);
     for (double s : c.s0) out.f64(s);
     for (double l : c.lambda) out.f64(l);
@@ -222,15 +225,17 @@ std::vector<World::Impl::PairContact> World::Impl::read_pair_contacts(ByteReader
 
 std::vector<World::Impl::Contact> World::Impl::read_contacts(ByteReader& in) const {
   const std::uint64_t n = in.u64("contact count");
-  // Each contact takes 3 * 4 + 6 * 24 + 7 * 8 + 4 bytes: a count beyond the rest is corrupt.
-  if (n > in.remaining() / 216) in.fail("contact count " + std::to_string(n) + " exceeds the data");
+  // Each contact takes 3 * 4 + 8 * 24 + 7 * 8 + 4 bytes: a count beyond the rest is corrupt.
+  if (n > in.remaining() / 264) in.fail("contact count " + std::to_string(n) + " exceeds the data");
   std::vector<Contact> out(n);
   for (std::uint64_t k = 0; k < n; ++k) {
     Contact& c = out[k];
     c.body = in.u32("contact");
     c.collider = in.u32("contact");
     c.feature = in.u32("contact");
-    for (Vec3* v : {&c.p, &c.pc, &c.nc, &c.anchor, &c.t1c, &c.t2c}) *v = in.vec<Vec3>("contact");
+    for (Vec3* v : {&c.p, &c.pc, &c.nc, &c.pn, &c.pcn, &c.anchor, &c.t1c, &c.t2c}) {
+      *v = in.vec<Vec3>("contact");
+    }
     c.mu = in.f64("contact");
     for (double& s : c.s0) s = in.f64("contact");
     for (double& l : c.lambda) l = in.f64("contact");
@@ -247,7 +252,9 @@ std::vector<World::Impl::Contact> World::Impl::read_contacts(ByteReader& in) con
               " is not a static or kinematic body of the world");
     }
     bool finite = std::isfinite(c.mu);
-    for (const Vec3* v : {&c.p, &c.pc, &c.nc, &c.anchor, &c.t1c, &c.t2c}) finite &= v->allFinite();
+    for (const Vec3* v : {&c.p, &c.pc, &c.nc, &c.pn, &c.pcn, &c.anchor, &c.t1c, &c.t2c}) {
+      finite &= v->allFinite();
+    }
     for (int i = 0; i < 3; ++i) finite &= std::isfinite(c.s0[i]) && std::isfinite(c.lambda[i]);
     if (!finite) in.fail(at + ": non-finite value");
     if (k > 0) {

@@ -240,6 +240,10 @@ struct World::Impl final : detail::BodyOperators {
     Vec3 p = Vec3::Zero();        ///< point on the body, body frame (m)
     Vec3 pc = Vec3::Zero();       ///< point on the collider, its body frame (m)
     Vec3 nc = Vec3::UnitZ();      ///< normal in the collider's body frame
+    /// Points of the normal row (body frames, m): on the body its core point (a sphere's
+    /// centre, a capsule's axis; p for other shapes), on the collider pc lifted by as much
+    /// along the normal (the same gap). See detect_contacts.
+    Vec3 pn = Vec3::Zero(), pcn = Vec3::Zero();
     Vec3 anchor = Vec3::Zero();   ///< friction anchor on the collider, its body frame (m)
     double mu = 0;                ///< friction coefficient of the pair
     double s0[3] = {0, 0, 0};     ///< row values at the start of the step (damping)

@@ -295,7 +295,8 @@ INSTANTIATE_TEST_SUITE_P(Contact, ContactModels,
 
 // For a fixed active set, a primal penalty of stiffness k and a dual row of compliance 1/k
 // give the same step: (H + G^T K G)^{-1} = H^{-1} - H^{-1} G^T (K^{-1} + G H^{-1} G^T)^{-1} G H^{-1}.
-// A spinning sphere whose collision primitive touches the ground at the body's centre of mass
+// A spinning sphere whose collision primitive (a small tetrahedron) touches the ground at the
+// body's centre of mass
 // (so all three rows, normal and sticking friction, have the effective mass m and the same
 // undamped compliance tau^2 / m) against the same sphere held at that point by a ball joint of
 // that compliance, solved in the dual.
@@ -315,10 +316,14 @@ TEST(ContactEquivalence, WoodburyMatchesCompliantDualRows) {
     b.material.friction = 10.0;
     b.position = Vec3(0, 0, 0);  // the centre of mass on the ground
     b.angular_velocity = Vec3(0.3, -0.2, 0.5);
-    CollisionPrimitive touch;  // a small sphere whose lowest point is the centre of mass
-    touch.shape.type = ShapeType::Sphere;
-    touch.shape.radius = 0.02;
-    touch.pose.position = Vec3(0, 0, 0.02);
+    // A small tetrahedron whose lowest vertex is the centre of mass: a vertex has no
+    // rounding, so its normal and friction rows all act there, as the joint's. (A round
+    // primitive's normal row acts at its core point instead.)
+    CollisionPrimitive touch;
+    touch.shape.type = ShapeType::Mesh;
+    touch.shape.mesh.vertices = {Vec3(0, 0, 0), Vec3(0.02, 0, 0.03), Vec3(-0.01, 0.0173, 0.03),
+                                 Vec3(-0.01, -0.0173, 0.03)};
+    touch.shape.mesh.triangles = {{1, 2, 3}, {0, 2, 1}, {0, 3, 2}, {0, 1, 3}};
     b.collision.primitives.push_back(touch);
     const BodyId id = w.add_body(b);
     if (!contact) {
@@ -333,7 +338,7 @@ TEST(ContactEquivalence, WoodburyMatchesCompliantDualRows) {
   };
   // One step: the contact is detected touching (gap 0), taken into the set by the first
   // pass, and the step's increment comes from its three rows. (Later steps detect the
-  // primitive's lowest point anew, another body point as the sphere turns.)
+  // primitive's lowest vertex anew as the sphere turns.)
   World a = make(true), b = make(false);
   const BodyId id{1};
   a.step();
