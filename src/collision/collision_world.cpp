@@ -248,6 +248,7 @@ void CollisionWorld::Impl::collide_body(std::uint32_t b, const Pose& pose, doubl
         cp.normal = p.normal;
         cp.gap = p.gap;
         cp.body_radius = p.body_radius;
+        cp.collider_radius = p.collider_radius;
         cp.feature = encode_feature(p.feature, bp * ncp + c.prim, mask);
         // Keep features unique within the pair should the masking have merged two.
         for (std::size_t j = pair_first; j < out.size(); ++j) {
@@ -469,6 +470,8 @@ void CollisionWorld::detect_pairs(const std::vector<Pose>& poses, double margin,
             cp.normal = p.normal;
             cp.gap = p.gap;
             cp.body_radius = p.body_radius;
+            cp.collider_radius = p.collider_radius;
+        cp.collider_radius = p.collider_radius;
             cp.feature = encode_feature(p.feature, pa * nbp + pb, mask);
             for (std::size_t j = pair_first; j < out.size(); ++j) {
               if (out[j].feature == cp.feature) {

@@ -34,6 +34,9 @@ struct ContactPoint {
   /// core (centre, axis) along -normal, so p_body + body_radius * normal is the core point.
   /// 0 for other shapes.
   double body_radius = 0;
+  /// The same for the collider's side (or body b of a pair): p_collider lies this far from
+  /// its core along +normal.
+  double collider_radius = 0;
 };
 
 /// How one body takes part in collision detection.

@@ -49,6 +49,7 @@ void add_point_vs_solid(const Vec3& p, double radius, const Placed& solid, bool 
     c.normal = -n;
     c.p_body = q;
     c.p_collider = p - radius * n;
+    c.collider_radius = radius;
   } else {
     c.normal = n;
     c.p_body = p - radius * n;

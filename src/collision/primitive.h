@@ -66,6 +66,8 @@ struct Contact {
   /// Rounding (m) of the body's side: a sphere or capsule point p_body lies this far from its
   /// core (the centre, the axis) along -normal. 0 for other shapes.
   double body_radius = 0;
+  /// The same for the collider's side: p_collider lies this far from its core along +normal.
+  double collider_radius = 0;
 };
 
 /// Most points a primitive pair produces.

@@ -520,7 +520,8 @@ void World::Impl::contact_stats() {
   for (const auto& c : pair_contacts) {
     if (!(c.lambda[0] < 0)) continue;
     ++stats.contacts;
-    const double gap = c.n.dot(detail::point(q[c.a], c.pa) - detail::point(q[c.b], c.pb));
+    const double gap =
+        c.n.dot(detail::point(q[c.a], c.pan) - detail::point(q[c.b], c.pbn)) - c.offset;
     stats.max_penetration = std::max(stats.max_penetration, -gap);
   }
 }
@@ -552,7 +553,8 @@ std::vector<ContactInfo> World::contacts() const {
     info.collider = BodyId{c.b};
     info.point = detail::point(w.q[c.a], c.pa);
     info.normal = c.n;
-    info.depth = -c.n.dot(info.point - detail::point(w.q[c.b], c.pb));
+    info.depth =
+        c.offset - c.n.dot(detail::point(w.q[c.a], c.pan) - detail::point(w.q[c.b], c.pbn));
     info.force = -(c.lambda[0] * c.n + c.lambda[1] * c.t1 + c.lambda[2] * c.t2);
     info.sliding = std::hypot(c.lambda[1], c.lambda[2]) >= c.mu * -c.lambda[0] * (1 - 1e-9) &&
                    c.mu > 0;

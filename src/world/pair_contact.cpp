@@ -4,7 +4,8 @@
 //
 // Rows of one contact point: body a's point pa against body b's point pb (body frames), with
 // the normal n (from b towards a) and tangents t1, t2 fixed in world for the step:
-//   normal:   C_n = n . (x_a(pa) - x_b(pb))                          >= 0 (pushes: lambda <= 0)
+//   normal:   C_n = n . (x_a(pan) - x_b(pbn)) - offset                >= 0 (pushes: lambda <= 0)
+//             (pan, pbn: the core points of round bodies, offset their radii; else pa, pb)
 //   friction: C_t = t . ((x_a(pa) - x_a^n(pa)) - (x_b(pb) - x_b^n(pb))) = 0 while sticking
 // (the relative slip over the step: a sticking point does not creep). x(p) = J(p) q is linear
 // in q, so the rows are exact within the step (an exact normal row lets a penetration found
@@ -112,6 +113,12 @@ bool World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
   c.pa = A.R_up.transpose() * (cp.p_body - A.com_u);
   c.pb = B.R_up.transpose() * (cp.p_collider - B.com_u);
   c.n = cp.normal;
+  // The normal row between the core points of round bodies, less their radii: the same gap,
+  // and no torque on a sphere or capsule turning about its centre or axis (see
+  // detect_contacts in contact.cpp).
+  c.pan = c.pa + detail::affine_A(q[a]).inverse() * (cp.body_radius * c.n);
+  c.pbn = c.pb - detail::affine_A(q[b]).inverse() * (cp.collider_radius * c.n);
+  c.offset = cp.body_radius + cp.collider_radius;
   c.mu = settings.contact.friction ? std::sqrt(A.friction * B.friction) : 0.0;
   Vec3 v = detail::point(qdot[a], c.pa) - detail::point(qdot[b], c.pb);
   if (dynamic_pair) {
@@ -129,9 +136,9 @@ bool World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
   c.t1 = v.norm() > 1e-9 ? Vec3(v.normalized()) : detail::any_perpendicular(c.n);
   c.t2 = c.n.cross(c.t1);
   c.s0 = std::min(cp.gap, 0.0);
-  const double ma = detail::rigid_effective_mass(A, q[a], c.pa, c.n);
+  const double ma = detail::rigid_effective_mass(A, q[a], c.pan, c.n);
   c.m_eff = dynamic_pair
-                ? 1.0 / (1.0 / ma + 1.0 / detail::rigid_effective_mass(B, q[b], c.pb, c.n))
+                ? 1.0 / (1.0 / ma + 1.0 / detail::rigid_effective_mass(B, q[b], c.pbn, c.n))
                 : ma;
   // The same feature as last step (same body point): its forces warm-start the solve.
   auto key = [](const PairContact& x) { return std::make_tuple(x.a, x.b, x.feature); };
@@ -288,9 +295,12 @@ void World::Impl::solve_pair_contacts(bool loaded) {
     for (int t = 0; t < 3; ++t) {
       const Vec3& d = t == 0 ? c.n : (t == 1 ? c.t1 : c.t2);
       const bool b_moves = bodies[c.b].dynamic();  // else a collider (b_moves: no gradient)
-      const Vec12 ga = detail::grad_point(c.pa, d);
-      const Vec12 gb = b_moves ? Vec12(-detail::grad_point(c.pb, d)) : Vec12::Zero();
-      double value = t == 0 ? d.dot(xa - xb) : d.dot(slip);
+      const Vec12 ga = detail::grad_point(t == 0 ? c.pan : c.pa, d);
+      const Vec12 gb =
+          b_moves ? Vec12(-detail::grad_point(t == 0 ? c.pbn : c.pb, d)) : Vec12::Zero();
+      double value = t == 0 ? d.dot(detail::point(q[c.a], c.pan) - detail::point(q[c.b], c.pbn)) -
+                                  c.offset
+                            : d.dot(slip);
       // The exact model's floor (every friction row, exact normal rows), or the penalty law.
       double alpha = ga.dot(solve_body(c.a, ga));
       if (b_moves) alpha += gb.dot(solve_body(c.b, gb));

@@ -35,7 +35,7 @@ using detail::ByteWriter;
 
 namespace {
 
-// 2: contacts between dynamic bodies; 3: the collider contacts' normal-row points
+// 2: contacts between dynamic bodies; 3: the normal-row points of contacts
 constexpr std::uint32_t kStateVersion = 3;
 
 /// Solver names StepStats::solver can hold (it points at literals).
@@ -183,15 +183,16 @@ void World::Impl::save_contacts(ByteWriter& out) const {
     out.u32(c.a);
     out.u32(c.b);
     out.u32(c.feature);
-    for (const Vec3* v : {&c.pa, &c.pb, &c.n, &c.t1, &c.t2}) out.vec(*v);
+    for (const Vec3* v : {&c.pa, &c.pb, &c.pan, &c.pbn, &c.n, &c.t1, &c.t2}) out.vec(*v);
+    out.f64(c.offset);
     for (double l : c.lambda) out.f64(l);
   }
 }
 
 std::vector<World::Impl::PairContact> World::Impl::read_pair_contacts(ByteReader& in) const {
   const std::uint64_t n = in.u64("pair contact count");
-  // Each takes 3 * 4 + 5 * 24 + 3 * 8 bytes: a count beyond the rest is corrupt.
-  if (n > in.remaining() / 156) {
+  // Each takes 3 * 4 + 7 * 24 + 4 * 8 bytes: a count beyond the rest is corrupt.
+  if (n > in.remaining() / 212) {
     in.fail("pair contact count " + std::to_string(n) + " exceeds the data");
   }
   std::vector<PairContact> out(n);
@@ -200,7 +201,10 @@ std::vector<World::Impl::PairContact> World::Impl::read_pair_contacts(ByteReader
     c.a = in.u32("pair contact");
     c.b = in.u32("pair contact");
     c.feature = in.u32("pair contact");
-    for (Vec3* v : {&c.pa, &c.pb, &c.n, &c.t1, &c.t2}) *v = in.vec<Vec3>("pair contact");
+    for (Vec3* v : {&c.pa, &c.pb, &c.pan, &c.pbn, &c.n, &c.t1, &c.t2}) {
+      *v = in.vec<Vec3>("pair contact");
+    }
+    c.offset = in.f64("pair contact");
     for (double& l : c.lambda) l = in.f64("pair contact");
     const std::string at = "pair contact " + std::to_string(k);
     if (c.a >= bodies.size() || c.b >= bodies.size() || c.a == c.b || !bodies[c.a].dynamic() ||
@@ -210,7 +214,10 @@ std::vector<World::Impl::PairContact> World::Impl::read_pair_contacts(ByteReader
               "increasing order)");
     }
     bool finite = true;
-    for (const Vec3* v : {&c.pa, &c.pb, &c.n, &c.t1, &c.t2}) finite &= v->allFinite();
+    for (const Vec3* v : {&c.pa, &c.pb, &c.pan, &c.pbn, &c.n, &c.t1, &c.t2}) {
+      finite &= v->allFinite();
+    }
+    finite &= std::isfinite(c.offset);
     for (double l : c.lambda) finite &= std::isfinite(l);
     if (!finite) in.fail(at + ": non-finite value");
     if (k > 0) {

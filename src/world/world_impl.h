@@ -316,6 +316,11 @@ struct World::Impl final : detail::BodyOperators {
     /// other dynamic bodies (its collider contacts join the same problem)
     std::uint32_t a = 0, b = 0, feature = 0;
     Vec3 pa = Vec3::Zero(), pb = Vec3::Zero();  ///< points, body frames of a and b (m)
+    /// Points of the normal row (body frames of a and b, m) and its offset (m): the core points
+    /// of round bodies (a sphere's centre, a capsule's axis; pa, pb for other shapes) and the
+    /// sum of their radii, C_n = n . (x_a(pan) - x_b(pbn)) - offset (see add_pair_contact).
+    Vec3 pan = Vec3::Zero(), pbn = Vec3::Zero();
+    double offset = 0;
     Vec3 n = Vec3::UnitZ();                    ///< unit normal from b towards a (world, fixed in the step)
     Vec3 t1 = Vec3::UnitX(), t2 = Vec3::UnitY();  ///< tangents (world)
     double mu = 0;     ///< friction coefficient of the pair
