@@ -21,6 +21,11 @@ inline Vec12 make_q(const Mat3& A, const Vec3& t) {
 }
 
 /// World position of body point xb (m): J(xb) q.
+/// The body-frame vector v with A(q) v = d, for a world vector d (m): A^{-1} d.
+inline Vec3 to_body_frame(const Vec12& q, const Vec3& d) {
+  return affine_A(q).inverse() * d;
+}
+
 inline Vec3 point(const Vec12& q, const Vec3& xb) {
   return xb[0] * block(q, 0) + xb[1] * block(q, 1) + xb[2] * block(q, 2) + block(q, 3);
 }

@@ -471,7 +471,6 @@ void CollisionWorld::detect_pairs(const std::vector<Pose>& poses, double margin,
             cp.gap = p.gap;
             cp.body_radius = p.body_radius;
             cp.collider_radius = p.collider_radius;
-        cp.collider_radius = p.collider_radius;
             cp.feature = encode_feature(p.feature, pa * nbp + pb, mask);
             for (std::size_t j = pair_first; j < out.size(); ++j) {
               if (out[j].feature == cp.feature) {

@@ -142,9 +142,9 @@ void World::Impl::detect_contacts() {
   // solve's Schur complement, with the joints' limits and drives, as a chain's links touching
   // a wheel are. Folded into each body's operator instead, a net draped with friction over a
   // cylinder diverged at step 112 (h = 2e-3), as a chain of small stiff links draped over a
-  // collider did within steps. Without friction the
-  // folded rows give the same steps (net_on_cylinder to its end at h = 2e-3 and 1/30, the
-  // same energies) about 15 to 100 times faster than the Schur complement.
+  // collider did within steps. Without friction the folded rows give the same steps
+  // (net_on_cylinder to its end at h = 2e-3 and 1/30, the same energies) about 15 to 100
+  // times faster than the Schur complement.
   if (pairs) detect_pair_contacts(margin);
   const bool jointed_exact = !penalty && !joints.empty() && settings.contact.friction;
   std::size_t prev = 0;
@@ -175,7 +175,7 @@ void World::Impl::detect_contacts() {
     // inertia) moves that point off the line of contact, and the push there turns it further
     // (a negative rotational stiffness): Newton on a draped net of stiff links at h = 1/30
     // cycled without converging. The friction rows keep the surface point (rolling).
-    c.pn = c.p + detail::affine_A(q[cp.body]).inverse() * (cp.body_radius * cp.normal);
+    c.pn = c.p + detail::to_body_frame(q[cp.body], cp.body_radius * cp.normal);
     c.pcn = c.pc + cp.body_radius * c.nc;
     c.mu = friction ? std::sqrt(B.friction * Cm.friction) : 0.0;
     // The same feature as last step (same body point): keep its state and friction anchor.
@@ -254,7 +254,7 @@ void World::Impl::contact_operator(ContactBody& cb) {
     const Vec12& qc = q[c.collider];
     const Mat3 Ac = detail::affine_A(qc);
     const Vec3 n = Ac * c.nc, t1 = Ac * c.t1c, t2 = Ac * c.t2c;  // world, at the collider's pose
-    const double gap = n.dot(detail::point(q[i], c.pn) - detail::point(qc, c.pcn));
+    const double gap = normal_gap(c, q[i]);
     if (contact_first_build && !c.active && gap < 0) c.active = true;
     if (!c.active) continue;
     auto m_eff = [&](const Vec3& d) { return rigid_effective_mass(B, q[i], c.p, d); };
@@ -356,8 +356,7 @@ bool World::Impl::update_contacts(bool last_pass) {
         // Would the row push at the end of this iteration? Exact: where the point would
         // penetrate. Penalty: where spring and damper together would push (a penetrating
         // point that separates fast enough stays free: the law never pulls).
-        const Vec3 x_end = detail::point(Vec12(q[i] + dq), c.pn);
-        const double gap = n.dot(x_end - detail::point(q[c.collider], c.pcn));
+        const double gap = normal_gap(c, Vec12(q[i] + dq));
         bool pushes = gap < 0;
         if (pushes && penalty) {
           const PenaltyLaw law =
@@ -515,17 +514,12 @@ void World::Impl::contact_stats() {
   for (const auto& c : contacts) {
     if (!c.active) continue;
     ++stats.contacts;
-    const Vec3 n = detail::affine_A(q[c.collider]) * c.nc;
-    const double gap =
-        n.dot(detail::point(q[c.body], c.pn) - detail::point(q[c.collider], c.pcn));
-    stats.max_penetration = std::max(stats.max_penetration, -gap);
+    stats.max_penetration = std::max(stats.max_penetration, -normal_gap(c, q[c.body]));
   }
   for (const auto& c : pair_contacts) {
     if (!(c.lambda[0] < 0)) continue;
     ++stats.contacts;
-    const double gap =
-        c.n.dot(detail::point(q[c.a], c.pan) - detail::point(q[c.b], c.pbn)) - c.offset;
-    stats.max_penetration = std::max(stats.max_penetration, -gap);
+    stats.max_penetration = std::max(stats.max_penetration, -c.normal_gap(q[c.a], q[c.b]));
   }
 }
 
@@ -543,8 +537,7 @@ std::vector<ContactInfo> World::contacts() const {
     info.collider = BodyId{c.collider};
     info.point = detail::point(w.q[c.body], c.p);
     info.normal = n;
-    info.depth =
-        -n.dot(detail::point(w.q[c.body], c.pn) - detail::point(w.q[c.collider], c.pcn));
+    info.depth = -w.normal_gap(c, w.q[c.body]);
     info.force = -(c.lambda[0] * n + c.lambda[1] * t1 + c.lambda[2] * t2);
     info.sliding = c.sliding;
     out.push_back(info);
@@ -556,8 +549,7 @@ std::vector<ContactInfo> World::contacts() const {
     info.collider = BodyId{c.b};
     info.point = detail::point(w.q[c.a], c.pa);
     info.normal = c.n;
-    info.depth =
-        c.offset - c.n.dot(detail::point(w.q[c.a], c.pan) - detail::point(w.q[c.b], c.pbn));
+    info.depth = -c.normal_gap(w.q[c.a], w.q[c.b]);
     info.force = -(c.lambda[0] * c.n + c.lambda[1] * c.t1 + c.lambda[2] * c.t2);
     info.sliding = std::hypot(c.lambda[1], c.lambda[2]) >= c.mu * -c.lambda[0] * (1 - 1e-9) &&
                    c.mu > 0;

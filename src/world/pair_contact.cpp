@@ -116,8 +116,8 @@ bool World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
   // The normal row between the core points of round bodies, less their radii: the same gap,
   // and no torque on a sphere or capsule turning about its centre or axis (see
   // detect_contacts in contact.cpp).
-  c.pan = c.pa + detail::affine_A(q[a]).inverse() * (cp.body_radius * c.n);
-  c.pbn = c.pb - detail::affine_A(q[b]).inverse() * (cp.collider_radius * c.n);
+  c.pan = c.pa + detail::to_body_frame(q[a], cp.body_radius * c.n);
+  c.pbn = c.pb - detail::to_body_frame(q[b], cp.collider_radius * c.n);
   c.offset = cp.body_radius + cp.collider_radius;
   c.mu = settings.contact.friction ? std::sqrt(A.friction * B.friction) : 0.0;
   Vec3 v = detail::point(qdot[a], c.pa) - detail::point(qdot[b], c.pb);
@@ -298,9 +298,7 @@ void World::Impl::solve_pair_contacts(bool loaded) {
       const Vec12 ga = detail::grad_point(t == 0 ? c.pan : c.pa, d);
       const Vec12 gb =
           b_moves ? Vec12(-detail::grad_point(t == 0 ? c.pbn : c.pb, d)) : Vec12::Zero();
-      double value = t == 0 ? d.dot(detail::point(q[c.a], c.pan) - detail::point(q[c.b], c.pbn)) -
-                                  c.offset
-                            : d.dot(slip);
+      double value = t == 0 ? c.normal_gap(q[c.a], q[c.b]) : d.dot(slip);
       // The exact model's floor (every friction row, exact normal rows), or the penalty law.
       double alpha = ga.dot(solve_body(c.a, ga));
       if (b_moves) alpha += gb.dot(solve_body(c.b, gb));

@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "body/affine.h"
 #include "body/body_hessian.h"
 #include "collision/collision_world.h"
 #include "joints/joint_model.h"
@@ -289,6 +290,13 @@ struct World::Impl final : detail::BodyOperators {
   /// iterate from its right-hand side cb.f, and sets y of its body.
   void contact_operator(ContactBody& cb);
   void contact_operators();
+  /// The normal row's value n . (x(pn) - x_c(pcn)) of collider contact c with its body at qi,
+  /// the collider at its current pose (m; negative: penetration).
+  double normal_gap(const Contact& c, const Vec12& qi) const {
+    const Vec12& qc = q[c.collider];
+    const Vec3 n = detail::affine_A(qc) * c.nc;
+    return n.dot(detail::point(qi, c.pn) - detail::point(qc, c.pcn));
+  }
   /// After the dual solve: the contact multipliers from the increments, the active set and
   /// the friction cone. Returns true if a set changed (the caller rebuilds the `dirty` bodies'
   /// operators and solves again).
@@ -321,6 +329,10 @@ struct World::Impl final : detail::BodyOperators {
     /// sum of their radii, C_n = n . (x_a(pan) - x_b(pbn)) - offset (see add_pair_contact).
     Vec3 pan = Vec3::Zero(), pbn = Vec3::Zero();
     double offset = 0;
+    /// C_n at the configurations qa, qb of a and b (m; negative: penetration).
+    double normal_gap(const Vec12& qa, const Vec12& qb) const {
+      return n.dot(detail::point(qa, pan) - detail::point(qb, pbn)) - offset;
+    }
     Vec3 n = Vec3::UnitZ();                    ///< unit normal from b towards a (world, fixed in the step)
     Vec3 t1 = Vec3::UnitX(), t2 = Vec3::UnitY();  ///< tangents (world)
     double mu = 0;     ///< friction coefficient of the pair
