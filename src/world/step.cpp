@@ -508,7 +508,8 @@ void World::Impl::body_operators() {
         P = b.volume * detail::stvk_stress(A, b.mu, b.lambda);
       }
       f.head<9>() -= Eigen::Map<const Eigen::Matrix<double, 9, 1>>(P.data());
-      geometric_stiffness(i, A, P, Cs, Zs);
+      // Vanilla's exact Hessian already holds the stress term: no geometric correction.
+      if (!vanilla) geometric_stiffness(i, A, P, Cs, Zs);
       if (!contact_of.empty() && contact_of[i] >= 0) contact_bodies[contact_of[i]].f = f;
       y[i] = parts == 1 ? solve_body(i, f) : f;
     }
