@@ -51,7 +51,7 @@ fuzz-build: deps
 	  -DMABD_BUILD_CLI=OFF -DMABD_BUILD_TESTS=OFF -DMABD_BUILD_BENCH=OFF -DMABD_INSTALL=OFF \
 	  -DMABD_BUILD_PYTHON=OFF \
 	  > /dev/null
-	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target scene_fuzz obj_fuzz
+	@cmake --build $(FUZZ_DIR) -j $(JOBS) --target scene_fuzz model_fuzz obj_fuzz
 
 fuzz: fuzz-build
 	@bash tests/fuzz/run_fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)

@@ -12,7 +12,7 @@ seconds=${2:-30}
 here=$(cd "$(dirname "$0")" && pwd)
 passed=0
 failed=0
-for target in scene obj; do
+for target in scene model obj; do
   binary=$build/${target}_fuzz
   work=$build/fuzz/$target
   rm -rf "$work"
