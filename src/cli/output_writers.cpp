@@ -272,6 +272,10 @@ void StatsJsonlWriter::write(const World& world) {
   line["dual_ms"] = stats.dual_ms;
   line["contact_ms"] = stats.contact_ms;
   line["body_contacts"] = stats.body_contacts;
+  line["predict_ms"] = stats.predict_ms;
+  line["rows_ms"] = stats.rows_ms;
+  line["check_ms"] = stats.check_ms;
+  line["finish_ms"] = stats.finish_ms;
   buffer_ = line.dump();
   buffer_ += '\n';
   file_.write(buffer_);
