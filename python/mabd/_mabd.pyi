@@ -274,9 +274,13 @@ class StepStats:
     contacts: int
     max_penetration: float
     detect_ms: float
+    predict_ms: float
     body_ms: float
+    rows_ms: float
     dual_ms: float
     contact_ms: float
+    check_ms: float
+    finish_ms: float
     body_contacts: int
 
 class ComponentSummary:

@@ -84,10 +84,17 @@ void bind_settings(py::module_& m) {
       .def_readonly("dual_residual", &StepStats::dual_residual)
       .def_readonly("contacts", &StepStats::contacts, "active contact points")
       .def_readonly("max_penetration", &StepStats::max_penetration, "m")
-      .def_readonly("detect_ms", &StepStats::detect_ms, "ms")
-      .def_readonly("body_ms", &StepStats::body_ms, "ms")
-      .def_readonly("dual_ms", &StepStats::dual_ms, "ms")
-      .def_readonly("contact_ms", &StepStats::contact_ms, "ms")
+      .def_readonly("detect_ms", &StepStats::detect_ms, "collision detection (ms)")
+      .def_readonly("predict_ms", &StepStats::predict_ms,
+                    "prediction: inertial target, first iterate, kinematic bodies (ms)")
+      .def_readonly("body_ms", &StepStats::body_ms, "body operators and updates (ms)")
+      .def_readonly("rows_ms", &StepStats::rows_ms, "building the dual's rows (ms)")
+      .def_readonly("dual_ms", &StepStats::dual_ms, "dual (joint) solves without the rows (ms)")
+      .def_readonly("contact_ms", &StepStats::contact_ms,
+                    "contact solve between dynamic bodies (ms)")
+      .def_readonly("check_ms", &StepStats::check_ms, "convergence and state checks (ms)")
+      .def_readonly("finish_ms", &StepStats::finish_ms,
+                    "finish: velocities, limit impacts, joint state (ms)")
       .def_readonly("body_contacts", &StepStats::body_contacts,
                     "pushing contact points between dynamic bodies")
       .def("__repr__", [](const StepStats& s) {
