@@ -232,8 +232,13 @@ function chartDefinitions(stats) {
         { label: 'ms/step', stroke: '#7f7f7f', data: column(stats, 'wall_ms') },
         // The step's phases, when the stats have them.
         { label: 'detect', stroke: '#e377c2', data: positiveColumn(stats, 'detect_ms') },
+        { label: 'predict', stroke: '#9467bd', data: positiveColumn(stats, 'predict_ms') },
         { label: 'body', stroke: '#bcbd22', data: positiveColumn(stats, 'body_ms') },
+        { label: 'rows', stroke: '#8c564b', data: positiveColumn(stats, 'rows_ms') },
         { label: 'dual', stroke: '#17becf', data: positiveColumn(stats, 'dual_ms') },
+        { label: 'contact', stroke: '#2ca02c', data: positiveColumn(stats, 'contact_ms') },
+        { label: 'check', stroke: '#1f77b4', data: positiveColumn(stats, 'check_ms') },
+        { label: 'finish', stroke: '#ff7f0e', data: positiveColumn(stats, 'finish_ms') },
       ],
     },
   ];
