@@ -58,18 +58,19 @@ World& World::operator=(World&&) noexcept = default;
 void World::reserve(std::size_t bodies, std::size_t joints) {
   Impl& w = *impl_;
   w.bodies.reserve(bodies);
-  w.by_name.reserve(bodies);
+  w.by_name.reserve(bodies, [&w](std::uint32_t i) -> const std::string& { return w.body_name(i); });
   for (auto* v : {&w.q, &w.qdot, &w.acc, &w.qddot}) v->reserve(bodies);
   w.force.reserve(bodies);
   w.torque.reserve(bodies);
   w.joints.reserve(joints);
-  w.joint_by_name.reserve(joints);
+  w.joint_by_name.reserve(
+      joints, [&w](std::uint32_t i) -> const std::string& { return w.joints[i].name; });
 }
 
 BodyId World::add_body(const BodyDef& def) {
   Impl& w = *impl_;
   const std::string label = body_label(def, w.bodies.size());
-  if (!def.name.empty()) require(!w.by_name.count(def.name), label, "duplicate body name");
+  if (!def.name.empty()) require(!w.find_body(def.name), label, "duplicate body name");
   const Material& mat = def.material;
   require(std::isfinite(mat.youngs_modulus) && mat.youngs_modulus > 0, label,
           "material.youngs_modulus: must be positive and finite (got " + num(mat.youngs_modulus) + ")");
@@ -158,9 +159,12 @@ BodyId World::add_body(const BodyDef& def) {
 
   const Vec3 b_sigma = b.sigma;
   const BodyId id{static_cast<std::uint32_t>(w.bodies.size())};
-  if (!def.name.empty()) w.by_name.emplace(def.name, id.index);
   w.register_collision(w.bodies.size(), def);
   w.bodies.push_back(std::move(b));
+  if (!def.name.empty()) {
+    w.by_name.insert(id.index, def.name,
+                     [&w](std::uint32_t i) -> const std::string& { return w.body_name(i); });
+  }
   w.q.push_back(q);
   w.qdot.push_back(qdot);
   Vec12 a0 = Vec12::Zero();
@@ -232,9 +236,9 @@ const BodyInfo& World::body_info(BodyId id) const {
 }
 
 std::optional<BodyId> World::find_body(const std::string& name) const {
-  auto it = impl_->by_name.find(name);
-  if (it == impl_->by_name.end()) return std::nullopt;
-  return BodyId{it->second};
+  const auto i = impl_->find_body(name);
+  if (!i) return std::nullopt;
+  return BodyId{*i};
 }
 
 Pose World::pose(BodyId id) const {

@@ -25,6 +25,7 @@
 #include "solvers/tree_dual.h"
 #include "world/joint_rows.h"
 #include "world/loop_guard.h"
+#include "world/name_index.h"
 #include "solvers/thread_pool.h"
 #include "mabd/world.h"
 
@@ -96,7 +97,11 @@ struct World::Impl final : detail::BodyOperators {
 
   // Model.
   std::vector<detail::BodyModel> bodies;
-  std::unordered_map<std::string, std::uint32_t> by_name;
+  detail::NameIndex by_name;  ///< named bodies (names in bodies[i].info.name)
+  const std::string& body_name(std::uint32_t i) const { return bodies[i].info.name; }
+  std::optional<std::uint32_t> find_body(std::string_view name) const {
+    return by_name.find(name, [this](std::uint32_t i) -> const std::string& { return body_name(i); });
+  }
   detail::HessianCache factors;
 
   // State.
@@ -130,7 +135,11 @@ struct World::Impl final : detail::BodyOperators {
 
   // Joints.
   std::vector<detail::JointModel> joints;
-  std::unordered_map<std::string, std::uint32_t> joint_by_name;
+  detail::NameIndex joint_by_name;  ///< named joints (names in joints[i].name)
+  std::optional<std::uint32_t> find_joint(std::string_view name) const {
+    return joint_by_name.find(
+        name, [this](std::uint32_t i) -> const std::string& { return joints[i].name; });
+  }
   std::vector<std::string> warnings;
 
   // Step scratch.
