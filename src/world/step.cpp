@@ -438,8 +438,9 @@ void World::Impl::predict() {
     for (std::size_t i = begin; i < end; ++i) {
       const auto& b = bodies[i];
       if (!b.dynamic()) continue;
-      Vec3 f_i = wind ? Vec3(force[i] + wind_force(i)) : force[i];
-      Vec3 t_i = torque[i];
+      const Vec3 f0 = pending_force(i);
+      Vec3 f_i = wind ? Vec3(f0 + wind_force(i)) : f0;
+      Vec3 t_i = pending_torque(i);
       if (!effort_force.empty()) {
         f_i += effort_force[i];
         t_i += effort_torque[i];
@@ -1006,10 +1007,10 @@ void World::Impl::finish_step() {
       } else if (b.info.kind == BodyKind::Kinematic) {
         qdot[i] = (q[i] - q_prev[i]) / h;
       }
-      force[i].setZero();
-      torque[i].setZero();
     }
   });
+  force.clear();  // the loads applied for this step are spent
+  torque.clear();
   if (!euler && !limit_smooth.empty()) impact_projection();
   kin_target.clear();
   ++steps;

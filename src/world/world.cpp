@@ -60,8 +60,6 @@ void World::reserve(std::size_t bodies, std::size_t joints) {
   w.bodies.reserve(bodies);
   w.by_name.reserve(bodies, [&w](std::uint32_t i) -> const std::string& { return w.body_name(i); });
   for (auto* v : {&w.q, &w.qdot, &w.acc, &w.qddot}) v->reserve(bodies);
-  w.force.reserve(bodies);
-  w.torque.reserve(bodies);
   w.joints.reserve(joints);
   w.joint_by_name.reserve(
       joints, [&w](std::uint32_t i) -> const std::string& { return w.joints[i].name; });
@@ -173,8 +171,10 @@ BodyId World::add_body(const BodyDef& def) {
   }
   w.acc.push_back(a0);
   w.qddot.push_back(w.acc.back());
-  w.force.push_back(Vec3::Zero());
-  w.torque.push_back(Vec3::Zero());
+  if (!w.force.empty()) {
+    w.force.push_back(Vec3::Zero());
+    w.torque.push_back(Vec3::Zero());
+  }
   return id;
 }
 
@@ -198,8 +198,13 @@ void World::apply_wrench(BodyId id, const Vec3& force, const Vec3& torque) {
   if (!force.allFinite() || !torque.allFinite()) {
     throw InvalidArgument("apply_wrench: force and torque must be finite");
   }
-  impl_->force[id.index] += force;
-  impl_->torque[id.index] += torque;
+  Impl& w = *impl_;
+  if (w.force.empty()) {
+    w.force.assign(w.bodies.size(), Vec3::Zero());
+    w.torque.assign(w.bodies.size(), Vec3::Zero());
+  }
+  w.force[id.index] += force;
+  w.torque[id.index] += torque;
 }
 
 void World::apply_force_at(BodyId id, const Vec3& force, const Vec3& point) {

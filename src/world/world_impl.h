@@ -108,7 +108,11 @@ struct World::Impl final : detail::BodyOperators {
   std::vector<Vec12> q, qdot;
   std::vector<Vec12> acc;    ///< generalized-alpha pseudo-acceleration a
   std::vector<Vec12> qddot;  ///< acceleration d2q/dt2 at the end of the last step
-  std::vector<Vec3> force, torque;                 ///< accumulated for the next step
+  /// Loads accumulated for the next step (apply_wrench), per body; empty while none is
+  /// pending (all zero), so a world without applied loads keeps no array for them.
+  std::vector<Vec3> force, torque;
+  Vec3 pending_force(std::size_t i) const { return force.empty() ? Vec3::Zero() : force[i]; }
+  Vec3 pending_torque(std::size_t i) const { return torque.empty() ? Vec3::Zero() : torque[i]; }
   std::unordered_map<std::uint32_t, Pose> kin_target;  ///< kinematic targets for the next step
 
   /// Generalized-alpha parameters from the spectral radius rho (Chung-Hulbert).
