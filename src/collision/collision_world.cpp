@@ -347,6 +347,8 @@ void CollisionWorld::add_body(std::uint32_t index, const CollisionGeometry& geom
   m.dynamic_dirty = true;
 }
 
+void CollisionWorld::reserve(std::size_t bodies) { impl_->bodies.reserve(bodies); }
+
 void CollisionWorld::exclude_pair(std::uint32_t a, std::uint32_t b) {
   impl_->excluded.insert(pair_key(a, b));
 }

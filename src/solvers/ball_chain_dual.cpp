@@ -22,10 +22,10 @@ Vec12 point_force(const Vec3& p, const Vec3& v) {
 }  // namespace
 
 void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chains,
-                            const std::vector<PointLink>& links, const BodyOperators& ops) {
+                            std::vector<PointLink> links, const BodyOperators& ops) {
   clear();
   ready_ = true;
-  points_ = links;
+  points_ = std::move(links);
   // Signed K(p1, p2) = J(p1) Hb^{-1} J(p2)^T of body s, one copy per distinct value (the links
   // of a generated chain share a handful).
   std::map<std::pair<const BodyHessian*, std::array<double, 7>>, std::uint32_t> known;
@@ -50,7 +50,7 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
   for (const auto& chain : chains) {
     starts_.push_back(at);
     for (std::size_t k = 0; k < chain.size(); ++k, ++at) {
-      const PointLink& j = links[chain[k]];
+      const PointLink& j = points_[chain[k]];
       Link& link = links_[at];
       link.item = chain[k];
       link.a = j.a;
@@ -64,7 +64,7 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
         link.prev_side = j.a == s ? 0 : 1;
       }
       if (k + 1 < chain.size()) {
-        const PointLink& jn = links[chain[k + 1]];
+        const PointLink& jn = points_[chain[k + 1]];
         const int s = (ops.dynamic(j.a) && (j.a == jn.a || j.a == jn.b)) ? j.a : j.b;
         link.next_side = s == j.a ? 0 : 1;
         const int next_side = s == jn.a ? 0 : 1;

@@ -30,9 +30,10 @@ struct PointLink {
 class BallChainDual {
  public:
   /// Plans for chains of items (in path order, chain_dual.h) that are all point links
-  /// (`links`, one per item). ops supplies the bodies' constant factors.
+  /// (`links`, one per item, kept: pass an rvalue to move them in). ops supplies the bodies'
+  /// constant factors.
   void prepare(const std::vector<std::vector<std::uint32_t>>& chains,
-               const std::vector<PointLink>& links, const BodyOperators& ops);
+               std::vector<PointLink> links, const BodyOperators& ops);
   /// Forgets the plan (the items are not all point links, or not chains).
   void clear() { ready_ = false; links_.clear(); starts_.clear(); K_.clear(); }
   bool ready() const { return ready_; }
