@@ -135,7 +135,7 @@ JointId World::add_joint(const JointDef& def) {
   }
   if (def.limits || def.cone || def.spring || def.drive || std::isfinite(def.effort_limit)) {
     auto sigma = [&](int body) {
-      return body >= 0 && w.bodies[body].dynamic() ? w.bodies[body].sigma : Vec3(Vec3::Ones());
+      return body >= 0 && w.bodies[body].dynamic() ? w.bodies[body].sigma() : Vec3(Vec3::Ones());
     };
     auto ex = std::make_shared<detail::JointExtras>(detail::JointExtras{
         def.limits, def.cone, def.spring, def.drive, def.effort_limit, sigma(a), sigma(b)});
@@ -158,7 +158,7 @@ JointId World::add_joint(const JointDef& def) {
       const Quat fq = f.orientation.normalized();
       if (body < 0) return Pose{f.position, fq};
       const Mat3 R = w.user_rotation(body);
-      const Vec3 origin = detail::point(w.q[body], w.bodies[body].origin_b);
+      const Vec3 origin = detail::point(w.q[body], w.bodies[body].origin_b());
       return Pose{origin + R * f.position, Quat(R * fq.toRotationMatrix()).normalized()};
     };
     const Pose fa = in_world(a, def.frames->a), fb = in_world(b, def.frames->b);

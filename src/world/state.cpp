@@ -131,13 +131,13 @@ std::uint64_t World::Impl::model_hash() const {
   for (const auto& b : bodies) {
     out.str(b.info.name);
     out.u8(static_cast<std::uint8_t>(b.info.kind));
-    out.f64(b.mass);
-    out.f64(b.volume);
-    out.vec(b.sigma);
-    out.f64(b.mu);
-    out.f64(b.lambda);
-    out.f64(b.friction);
-    out.vec(b.com_u);
+    out.f64(b.mass());
+    out.f64(b.volume());
+    out.vec(b.sigma());
+    out.f64(b.mu());
+    out.f64(b.lambda());
+    out.f64(b.friction());
+    out.vec(b.com_u());
   }
   out.u64(joints.size());
   for (const auto& j : joints) {

@@ -36,9 +36,9 @@ namespace detail {
 class ByteWriter;
 class ByteReader;
 
-/// Constant data of one body, in its body frame (COM origin, principal axes).
-struct BodyModel {
-  BodyInfo info;
+/// Constant data of a body's shape, material and mass, in its body frame (COM origin,
+/// principal axes). Bodies with equal values share one (the copies of a generated part).
+struct BodyConstants {
   Vec3 sigma = Vec3::Zero();    ///< principal second moments (kg m^2)
   double mass = 0;              ///< kg
   double volume = 0;            ///< m^3
@@ -48,7 +48,15 @@ struct BodyModel {
   Vec3 com_u = Vec3::Zero();    ///< COM in the user frame (m)
   Vec3 origin_b = Vec3::Zero(); ///< user-frame origin in body coordinates (m)
   double friction = 0;          ///< Coulomb coefficient of its material
+  /// Bitwise equality (the sharing test: equal values give equal results).
+  bool same(const BodyConstants& o) const;
+};
+
+/// Constant data of one body: its info, its constants (shared) and prescribed motion.
+struct BodyModel {
+  BodyInfo info;
   std::uint32_t factor = 0;     ///< index into the HessianCache (dynamic bodies)
+  std::shared_ptr<const BodyConstants> constants;
   /// Prescribed motion of a kinematic body: a function of time, else a constant twist.
   struct Kinematics {
     MotionFunction motion;
@@ -57,6 +65,16 @@ struct BodyModel {
   std::shared_ptr<const Kinematics> kinematics;  ///< kinematic bodies only
 
   bool dynamic() const { return info.kind == BodyKind::Dynamic; }
+  const Vec3& sigma() const { return constants->sigma; }
+  double mass() const { return constants->mass; }
+  double volume() const { return constants->volume; }
+  double mu() const { return constants->mu; }
+  double lambda() const { return constants->lambda; }
+  double k_vanilla() const { return constants->k_vanilla; }
+  const Mat3& R_up() const { return constants->R_up; }
+  const Vec3& com_u() const { return constants->com_u; }
+  const Vec3& origin_b() const { return constants->origin_b; }
+  double friction() const { return constants->friction; }
 };
 
 }  // namespace detail
@@ -103,6 +121,12 @@ struct World::Impl final : detail::BodyOperators {
     return by_name.find(name, [this](std::uint32_t i) -> const std::string& { return body_name(i); });
   }
   detail::HessianCache factors;
+  /// The constants of the last bodies added, most recent first, which a new body with equal
+  /// values shares (a generated part's copies come one after another, or alternate between a
+  /// few parts).
+  std::vector<std::shared_ptr<const detail::BodyConstants>> recent_constants;
+  static constexpr std::size_t kRecentConstants = 8;
+  std::shared_ptr<const detail::BodyConstants> share_constants(const detail::BodyConstants& c);
 
   // State.
   std::vector<Vec12> q, qdot;
