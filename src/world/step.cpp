@@ -4,6 +4,7 @@
 // Implicit Euler as an incremental potential (paper Eq. variation_energy):
 //   E(q) = 1/(2h^2) |q - qhat|^2_{M_A} + E_el(q),  qhat = q^n + h qdot^n + h^2 M_A^{-1} f_ext.
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 
 #include <Eigen/Eigenvalues>
@@ -355,10 +356,22 @@ double World::Impl::limit_violation() const {
 void World::Impl::consistent_start() {
   // Trial steps change only q, the step scratch and qddot (advance(true) skips finish_step):
   // velocities, loads, targets and joint state need no copies; q^n comes back from q_prev.
-  const std::vector<Vec12> acc0 = acc;  // equal to qddot before the first step
+  // acc = qddot at the start of every pass (the relaxed fixed point below). They are equal
+  // before the first step too (as add_body sets them), and then qddot's own array keeps the
+  // initial acc meanwhile (qddot_of reads acc): no copy of it.
+  const std::size_t n = bodies.size();
+  const bool equal = n == 0 || std::memcmp(acc.data(), qddot.data(), n * sizeof(Vec12)) == 0;
+  std::vector<Vec12> acc_copy;
+  if (!equal) acc_copy = acc;
+  const std::vector<Vec12>& acc0 = equal ? qddot : acc_copy;
+  struct Restore {
+    bool& flag;
+    ~Restore() { flag = false; }
+  } restore{qddot_is_acc};
+  qddot_is_acc = equal;
   for (int pass = 0; pass < 4; ++pass) {
     advance(/*trial=*/true);
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       if (!bodies[i].dynamic()) continue;
       // End-of-step acceleration and velocity as finish_step would set them (before the
       // impact projection: the acceleration is the smooth one either way).
@@ -367,11 +380,12 @@ void World::Impl::consistent_start() {
       const Vec3 w1 = detail::twist_of(q[i], v_new).angular;
       const Vec12 joint_part =
           qdd_new - detail::rigid_acceleration(q[i], bodies[i].sigma(), w1, minv_fext(i).tail<3>());
-      // acc = qddot at the start of every pass (the relaxed fixed point below).
-      acc[i] = qddot[i] = 0.5 * (acc[i] + acc0[i] + joint_part);
+      acc[i] = 0.5 * (acc[i] + acc0[i] + joint_part);
+      if (!equal) qddot[i] = acc[i];
     }
     std::swap(q, q_prev);  // back to q^n
   }
+  if (equal) qddot = acc;
 }
 
 // Phase 1: the inertial target qhat (as d_hat = qhat - q^n) and the first Newton iterate,
@@ -386,7 +400,7 @@ Vec12 World::Impl::d_hat(std::size_t i) const {
   Vec12 d = h * qdot[i] + bh2 * minv_fext(i);
   if (settings.time_integration == TimeIntegration::GeneralizedAlpha) {
     const Alpha p = alpha();
-    d += h * h * (0.5 - p.beta) * acc[i] + bh2 * (p.af * qddot[i] - p.am * acc[i]) / (1 - p.af);
+    d += h * h * (0.5 - p.beta) * acc[i] + bh2 * (p.af * qddot_of(i) - p.am * acc[i]) / (1 - p.af);
   }
   return d;
 }
@@ -922,7 +936,7 @@ void World::Impl::check_state() const {
         const double h = settings.dt;
         const auto inf_norm = [](const Vec12& x) { return x.lpNorm<Eigen::Infinity>(); };
         double scale = inf_norm(u[i]) + h * inf_norm(qdot[i]) +
-                       h * h * (inf_norm(acc[i]) + inf_norm(qddot[i]) + inf_norm(minv_fext(i)));
+                       h * h * (inf_norm(acc[i]) + inf_norm(qddot_of(i)) + inf_norm(minv_fext(i)));
         if (!limit_smooth.empty()) scale += inf_norm(limit_smooth[i]);
         const double speed_bound = 64 * scale / h;
         const double energy_bound =  // 1/2 sum over 12 components of weight * speed^2
@@ -984,7 +998,7 @@ void World::Impl::alpha_update(std::size_t i, Vec12& qdd, Vec12& a, Vec12& v) co
   const Alpha p = alpha();
   const Vec12& u_smooth = limit_smooth.empty() ? u[i] : limit_smooth[i];
   qdd = (u_smooth - d_hat(i)) / beta_h2() + minv_fext(i);
-  a = ((1 - p.af) * qdd + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
+  a = ((1 - p.af) * qdd + p.af * qddot_of(i) - p.am * acc[i]) / (1 - p.am);
   v = qdot[i] + h * ((1 - p.gamma) * acc[i] + p.gamma * a);
 }
 

@@ -132,6 +132,10 @@ struct World::Impl final : detail::BodyOperators {
   std::vector<Vec12> q, qdot;
   std::vector<Vec12> acc;    ///< generalized-alpha pseudo-acceleration a
   std::vector<Vec12> qddot;  ///< acceleration d2q/dt2 at the end of the last step
+  /// True while consistent_start keeps the initial acc in qddot's array (acc = qddot then):
+  /// qddot_of reads acc instead.
+  bool qddot_is_acc = false;
+  const Vec12& qddot_of(std::size_t i) const { return qddot_is_acc ? acc[i] : qddot[i]; }
   /// Loads accumulated for the next step (apply_wrench), per body; empty while none is
   /// pending (all zero), so a world without applied loads keeps no array for them.
   std::vector<Vec3> force, torque;
