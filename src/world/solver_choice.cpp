@@ -32,7 +32,7 @@ void World::Impl::update_topology() {
       links.insert(links.end(), some.begin(), some.end());
     }
   });
-  if (all_points) ball_chain_dual.prepare(chain_dual.chains(), std::move(links), *this);
+  if (all_points) ball_chain_dual.prepare(chain_dual.chains(), links, *this);
 }
 
 bool World::Impl::ball_chains_apply() const { return all_chains && geo_body_frame(); }
