@@ -62,7 +62,7 @@ void World::reserve(std::size_t bodies, std::size_t joints) {
   w.bodies.reserve(bodies);
   w.by_name.reserve(bodies, [&w](std::uint32_t i) -> const std::string& { return w.body_name(i); });
   for (auto* v : {&w.q, &w.qdot, &w.acc, &w.qddot}) v->reserve(bodies);
-  w.collision.reserve(bodies);
+  w.collision.reserve(bodies, joints);  // every joint excludes its pair
   w.joints.reserve(joints);
   w.joint_rest.reserve(joints);
   w.joint_by_name.reserve(
