@@ -123,8 +123,12 @@ struct LoadedScene {
 };
 
 /// Loads `path`, applies `overrides` to its settings and builds the world. Throws SceneError
-/// (one line, naming the file) if the scene or the resulting world is invalid.
-LoadedScene load_and_build(const std::string& path, const SettingsOverrides& overrides);
+/// (one line, naming the file) if the scene or the resulting world is invalid. Without
+/// `keep_definitions`, the scene's bodies and joints are released while the world is built
+/// (LoadedScene::scene keeps the rest): a large scene's definitions and its world are not held
+/// in full at once.
+LoadedScene load_and_build(const std::string& path, const SettingsOverrides& overrides,
+                           bool keep_definitions = true);
 
 /// Number of steps to take: the explicit value or the scene default. Throws UsageError when
 /// it is not positive.

@@ -8,11 +8,13 @@
 #include <utility>
 
 #include "cli/commands.h"
+#include "io/build_world.h"
 #include "mabd/error.h"
 
 namespace mabd::cli {
 
-LoadedScene load_and_build(const std::string& path, const SettingsOverrides& overrides) {
+LoadedScene load_and_build(const std::string& path, const SettingsOverrides& overrides,
+                           bool keep_definitions) {
   ModelOptions model_options;
   if (overrides.floating_base) {
     std::string ext = std::filesystem::path(path).extension().string();
@@ -49,7 +51,7 @@ LoadedScene load_and_build(const std::string& path, const SettingsOverrides& ove
   };
   try {
     validate_settings(scene.settings);
-    World world = build_world(scene);
+    World world = keep_definitions ? build_world(scene) : io::build_world_releasing(scene);
     return LoadedScene{std::move(scene), std::move(world)};
   } catch (const SceneError& e) {
     throw SceneError(name_option(e.what()));

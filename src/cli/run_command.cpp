@@ -175,7 +175,8 @@ int run_command(const RunOptions& options) {
   InterruptGuard interrupt_guard;
 
   // Load, validate and build before any output file is created.
-  LoadedScene loaded = load_and_build(options.scene, options.overrides);
+  // The glTF export reads the bodies' shapes; the other outputs only the world.
+  LoadedScene loaded = load_and_build(options.scene, options.overrides, glb);
   World& world = loaded.world;
   const std::int64_t steps = resolve_steps(options.steps, loaded.scene);
   if (!options.resume.empty()) {

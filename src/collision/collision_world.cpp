@@ -20,7 +20,6 @@
 #include <limits>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "collision/aabb_tree.h"
 #include "collision/narrow_phase.h"
@@ -130,7 +129,20 @@ struct CollisionWorld::Impl {
   /// Per plane at the current poses: unit normal and offset (n . x = offset on the plane).
   std::vector<Eigen::Vector4d> plane_equations;
   AabbTree tree;
-  std::unordered_set<std::uint64_t> excluded;
+  /// Excluded pairs (pair_key), sorted and unique once settle_excluded has run: 8 bytes a
+  /// pair (every joint adds one) where a hash set takes about 30.
+  std::vector<std::uint64_t> excluded;
+  bool excluded_sorted = true;
+  void settle_excluded() {
+    if (excluded_sorted) return;
+    std::sort(excluded.begin(), excluded.end());
+    excluded.erase(std::unique(excluded.begin(), excluded.end()), excluded.end());
+    excluded_sorted = true;
+  }
+  /// Whether pair_key `key` is excluded (after settle_excluded).
+  bool is_excluded(std::uint64_t key) const {
+    return !excluded.empty() && std::binary_search(excluded.begin(), excluded.end(), key);
+  }
   std::size_t colliding = 0;
   DetectStats stats;
 
@@ -221,7 +233,7 @@ void CollisionWorld::Impl::collide_body(std::uint32_t b, const Pose& pose, doubl
     const ColliderPrim& c = colliders[id];
     const BodyRecord& crec = bodies[c.body];
     if (!c.is_plane && !filters_match(rec, crec)) continue;  // planes were filtered already
-    if (!excluded.empty() && excluded.count(pair_key(b, c.body)) != 0) continue;
+    if (is_excluded(pair_key(b, c.body))) continue;
     const auto ncp = std::uint32_t(geometries[crec.geometry].prims.size());
     const auto nbp = std::uint32_t(body_prims.size());
     const std::uint32_t mask = local_mask(nbp * ncp);
@@ -282,6 +294,7 @@ CollisionWorld::CollisionWorld(const CollisionWorld& other) : impl_(std::make_un
   for (ColliderPrim& c : m.colliders) c.placed_once = false;  // into the new tree, next detect
   m.planes = o.planes;
   m.excluded = o.excluded;
+  m.excluded_sorted = o.excluded_sorted;
   m.colliding = o.colliding;
   m.stats = o.stats;
   m.active = o.active;
@@ -347,8 +360,14 @@ void CollisionWorld::add_body(std::uint32_t index, const CollisionGeometry& geom
   m.dynamic_dirty = true;
 }
 
+void CollisionWorld::reserve(std::size_t bodies, std::size_t excluded_pairs) {
+  impl_->bodies.reserve(bodies);
+  impl_->excluded.reserve(excluded_pairs);
+}
+
 void CollisionWorld::exclude_pair(std::uint32_t a, std::uint32_t b) {
-  impl_->excluded.insert(pair_key(a, b));
+  impl_->excluded.push_back(pair_key(a, b));
+  impl_->excluded_sorted = false;
 }
 
 std::size_t CollisionWorld::colliding_bodies() const { return impl_->colliding; }
@@ -359,6 +378,7 @@ void CollisionWorld::detect_pairs(const std::vector<Pose>& poses, double margin,
                                   std::vector<ContactPoint>& out,
                                   const std::function<bool(std::uint32_t, std::uint32_t)>& accept) {
   Impl& m = *impl_;
+  m.settle_excluded();
   out.clear();
   m.pair_candidates = 0;
   if (poses.size() != m.bodies.size()) {
@@ -415,7 +435,7 @@ void CollisionWorld::detect_pairs(const std::vector<Pose>& poses, double margin,
     if (a > b) std::swap(a, b);
     if (a == b || (accept && !accept(a, b))) continue;
     if (!filters_match(m.bodies[a], m.bodies[b])) continue;
-    if (!m.excluded.empty() && m.excluded.count(pair_key(a, b)) != 0) continue;
+    if (m.is_excluded(pair_key(a, b))) continue;
     Vec3 ca, cb;
     const double ra = sphere(a, ca), rb = sphere(b, cb);
     if ((ca - cb).norm() >= ra + rb) continue;
@@ -493,6 +513,7 @@ const DetectStats& CollisionWorld::stats() const { return impl_->stats; }
 void CollisionWorld::detect(const std::vector<Pose>& poses, double margin,
                             std::vector<ContactPoint>& out) {
   Impl& m = *impl_;
+  m.settle_excluded();
   out.clear();
   m.stats = DetectStats();
   if (poses.size() != m.bodies.size()) {

@@ -73,6 +73,8 @@ class CollisionWorld {
   /// Registers body `index` (indices are dense, added in increasing order from 0).
   /// Throws InvalidArgument on an unsupported primitive (e.g. a plane on a dynamic body).
   void add_body(std::uint32_t index, const CollisionGeometry& geometry);
+  /// Makes room for `bodies` registered bodies and `excluded_pairs` excluded pairs in all.
+  void reserve(std::size_t bodies, std::size_t excluded_pairs);
   /// The pair (a, b) never collides.
   void exclude_pair(std::uint32_t a, std::uint32_t b);
   /// Number of registered bodies that collide (non-empty primitives).

@@ -1,6 +1,8 @@
 // Scene -> World.
 #include <string>
+#include <vector>
 
+#include "io/build_world.h"
 #include "io/json_reader.h"
 #include "mabd/error.h"
 #include "mabd/scene.h"
@@ -26,9 +28,9 @@ void check_solver_choice(const World& world, const std::string& file) {
   }
 }
 
-}  // namespace
-
-World build_world(const Scene& scene) {
+/// build_world; with `release` (the same scene), its bodies and joints are released as soon
+/// as the world holds them.
+World build(const Scene& scene, Scene* release) {
   const std::string file = scene.path.empty() ? std::string("scene") : scene.path;
   World world = [&]() {
     try {
@@ -48,6 +50,7 @@ World build_world(const Scene& scene) {
       io::throw_scene_error(file, item, e.what());
     }
   }
+  if (release) std::vector<BodyDef>().swap(release->bodies);
   for (std::size_t i = 0; i < scene.joints.size(); ++i) {
     const SceneJoint& joint = scene.joints[i];
     std::string item = "joints[" + std::to_string(i) + "]";
@@ -70,6 +73,7 @@ World build_world(const Scene& scene) {
       io::throw_scene_error(file, item, what);
     }
   }
+  if (release) std::vector<SceneJoint>().swap(release->joints);
   check_solver_choice(world, file);
   for (std::size_t i = 0; i < scene.collision_exclude.size(); ++i) {
     const auto& [name_a, name_b] = scene.collision_exclude[i];
@@ -87,5 +91,11 @@ World build_world(const Scene& scene) {
   }
   return world;
 }
+
+}  // namespace
+
+World build_world(const Scene& scene) { return build(scene, nullptr); }
+
+World io::build_world_releasing(Scene& scene) { return build(scene, &scene); }
 
 }  // namespace mabd

@@ -28,10 +28,18 @@ constexpr double kPi = 3.14159265358979323846;
 /// Most bodies a single generator may create.
 constexpr std::int64_t kMaxGeneratedBodies = 100'000'000;
 /// Memory a generated body and a generated joint take through a run (bytes): the scene's
-/// definitions, the world's state and the joint solvers' plans. Measured peaks of `mabd run`:
-/// 1.9 kB per link of a million-link chain, 3.0 kB per link of a million-link tree.
-constexpr double kBytesPerBody = 1200;
-constexpr double kBytesPerJoint = 1800;
+/// definitions, the world's state and the joint solvers' plans.
+struct Footprint {
+  double body, joint;
+};
+/// Chains (the closed-form chain solver): 1.8 kB per link where the scene's definitions and
+/// the world are held together (load_scene, then build_world); `mabd run` and `mabd bench`
+/// release the definitions as the world is built and peak at about 1.4 kB per link of a
+/// million-link chain.
+constexpr Footprint kChainFootprint{800, 1000};
+/// Nets and trees (the sparse, iterative and tree solvers' plans): 3.0 kB per link of a
+/// million-link tree in `mabd run`.
+constexpr Footprint kGraphFootprint{1200, 1800};
 /// Most child branches per branch point of a tree.
 constexpr int kMaxBranching = 64;
 /// Name that stands for the world (not a body).
@@ -195,20 +203,20 @@ std::string gigabytes(double bytes) {
 /// part of `part_bytes` beyond the fixed cost) would not fit in the available memory, before
 /// anything is built.
 void check_memory(const Context& ctx, std::int64_t bodies, std::int64_t joints,
-                  std::size_t part_bytes) {
+                  std::size_t part_bytes, const Footprint& footprint) {
   const std::optional<double> available = available_memory();
   if (!available) return;
   const double all_bodies = static_cast<double>(ctx.scene.bodies.size()) + bodies;
   const double all_joints = static_cast<double>(ctx.joints.size()) + joints;
-  const double need = all_bodies * (kBytesPerBody + static_cast<double>(part_bytes)) +
-                      all_joints * kBytesPerJoint;
+  const double need = all_bodies * (footprint.body + static_cast<double>(part_bytes)) +
+                      all_joints * footprint.joint;
   if (need <= *available) return;
   ctx.node.fail("would create " + std::to_string(bodies) + " bodies and " +
                 std::to_string(joints) + " joints, which need about " + gigabytes(need) +
-                " of memory (about " + std::to_string(static_cast<long>(kBytesPerBody)) +
+                " of memory (about " + std::to_string(static_cast<long>(footprint.body)) +
                 " bytes per body" +
                 (part_bytes > 0 ? " plus " + std::to_string(part_bytes) + " for its mesh" : "") +
-                " and " + std::to_string(static_cast<long>(kBytesPerJoint)) +
+                " and " + std::to_string(static_cast<long>(footprint.joint)) +
                 " per joint), more than the " + gigabytes(*available) +
                 " available; generate fewer");
 }
@@ -256,7 +264,7 @@ void generate_chain(Context& ctx) {
   check_count(node, static_cast<std::int64_t>(links) + 1);
   const Part link = parse_part(node.require("link"), ctx.parsers);
   check_memory(ctx, static_cast<std::int64_t>(links) + 1, static_cast<std::int64_t>(links) + 1,
-               mesh_bytes(link));
+               mesh_bytes(link), kChainFootprint);
   const Vec3 start = node.has("start") ? node.require("start").vec3() : Vec3::Zero();
   const Vec3 direction =
       node.has("direction") ? unit_vector(node.require("direction")) : Vec3::UnitX();
@@ -357,7 +365,7 @@ void generate_net(Context& ctx) {
   const Part node_part = parse_part(node.require("node"), ctx.parsers);
   const Part edge_part = parse_part(node.require("edge"), ctx.parsers);
   check_memory(ctx, n64 * n64 + 2 * n64 * (n64 - 1), 4 * n64 * (n64 - 1) + n64,
-               std::max(mesh_bytes(node_part), mesh_bytes(edge_part)));
+               std::max(mesh_bytes(node_part), mesh_bytes(edge_part)), kGraphFootprint);
   const Vec3 origin = node.has("origin") ? node.require("origin").vec3() : Vec3::Zero();
   Vec3 u = Vec3::UnitX();
   Vec3 v = -Vec3::UnitZ();
@@ -503,7 +511,7 @@ void generate_tree(Context& ctx) {
               " segments (lower them or set 'links')");
   }
   check_count(node, target);
-  check_memory(ctx, target, target, mesh_bytes(segment));
+  check_memory(ctx, target, target, mesh_bytes(segment), kGraphFootprint);
 
   const Vec3 root = node.has("root") ? node.require("root").vec3() : Vec3::Zero();
   const Vec3 direction =

@@ -38,6 +38,7 @@ struct JointModel {
   std::string name;
   JointType type = JointType::Ball;
   int a = -1, b = -1;   ///< body indices; -1 = the world (q = [I; 0])
+  int base_rows = 0;    ///< rows of the joint type itself
   double L = 1;         ///< length scale of angular rows (m)
   Vec3 pa, pb;          ///< anchor in a-local / b-local coordinates (m)
   /// Body-local axes; null on plain ball joints (no cone limit, no spring), which use none
@@ -50,7 +51,6 @@ struct JointModel {
     return ex ? *ex : kNone;
   }
   double compliance = 0;
-  int base_rows = 0;    ///< rows of the joint type itself
 
   // State carried between steps.
   double coord_prev = 0;   ///< joint coordinate at the start of the step (unwrapped)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <map>
 #include <utility>
 
@@ -25,7 +26,25 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
                             const std::vector<PointLink>& links, const BodyOperators& ops) {
   clear();
   ready_ = true;
-  points_ = links;
+  items_ = links.size();
+  // The items' anchors and compliances, one copy per distinct value (bitwise).
+  std::map<std::array<std::uint64_t, 3>, std::uint32_t> anchor_ids;
+  auto anchor_id = [&](const Vec3& p) {
+    std::array<std::uint64_t, 3> key;
+    std::memcpy(key.data(), p.data(), sizeof key);
+    const auto [it, added] = anchor_ids.emplace(key, static_cast<std::uint32_t>(anchors_.size()));
+    if (added) anchors_.push_back(p);
+    return it->second;
+  };
+  std::map<std::uint64_t, std::uint32_t> compliance_ids;
+  auto compliance_id = [&](double c) {
+    std::uint64_t key;
+    std::memcpy(&key, &c, sizeof key);
+    const auto [it, added] =
+        compliance_ids.emplace(key, static_cast<std::uint32_t>(compliances_.size()));
+    if (added) compliances_.push_back(c);
+    return it->second;
+  };
   // Signed K(p1, p2) = J(p1) Hb^{-1} J(p2)^T of body s, one copy per distinct value (the links
   // of a generated chain share a handful).
   std::map<std::pair<const BodyHessian*, std::array<double, 7>>, std::uint32_t> known;
@@ -55,6 +74,9 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
       link.item = chain[k];
       link.a = j.a;
       link.b = j.b;
+      link.pa = anchor_id(j.pa);
+      link.pb = anchor_id(j.pb);
+      link.compliance = compliance_id(j.compliance);
       link.kaa = ops.dynamic(j.a) ? constant_block(j.a, j.pa, j.pa, 1.0) : 0;
       link.kbb = ops.dynamic(j.b) ? constant_block(j.b, j.pb, j.pb, 1.0) : 0;
       if (k > 0) {
@@ -84,11 +106,11 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
   X_.resize(total);
   // lambda holds y_k = D'_k^{-1} b'_k until the back substitution overwrites them with the
   // multipliers (3 per item, in item order).
-  lambda.assign(3 * points_.size(), 0.0);
+  lambda.assign(3 * items_, 0.0);
   auto slot = [&](const Link& l) { return Eigen::Map<Vec3>(&lambda[3 * l.item]); };
   auto side_body = [](const Link& l, int side) { return side == 0 ? l.a : l.b; };
   auto side_anchor = [&](const Link& l, int side) -> const Vec3& {
-    return side == 0 ? points_[l.item].pa : points_[l.item].pb;
+    return anchors_[side == 0 ? l.pa : l.pb];
   };
   const Vec12 world_q = make_q(Mat3::Identity(), Vec3::Zero());
   auto q_of = [&](int body) -> const Vec12& { return body >= 0 ? q[body] : world_q; };
@@ -115,9 +137,10 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     Vec3 b_prev = Vec3::Zero();
     for (std::size_t at = first; at < last; ++at) {
       const Link& j = links_[at];
-      const PointLink& jm = points_[j.item];  // anchors and compliance
-      Mat3 D = jm.compliance * Mat3::Identity();
-      Vec3 rhs = point(q_of(j.a), jm.pa) - point(q_of(j.b), jm.pb);
+      const Vec3& pa = anchors_[j.pa];
+      const Vec3& pb = anchors_[j.pb];
+      Mat3 D = compliances_[j.compliance] * Mat3::Identity();
+      Vec3 rhs = point(q_of(j.a), pa) - point(q_of(j.b), pb);
       // Side s of the item (anchor p, block K(p, p)): D += R K R^T, rhs += -+ J(p) y_s.
       auto add_side = [&](int s, const Vec3& p, std::uint32_t k, bool side_b) {
         if (!ops.dynamic(s)) return;
@@ -133,8 +156,8 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
           rhs += point(y[s], p);
         }
       };
-      add_side(j.a, jm.pa, j.kaa, false);
-      add_side(j.b, jm.pb, j.kbb, true);
+      add_side(j.a, pa, j.kaa, false);
+      add_side(j.b, pb, j.kbb, true);
       if (j.prev_side >= 0) {
         D.noalias() -= X_prev.transpose() * B_prev;
         rhs.noalias() -= X_prev.transpose() * b_prev;

@@ -34,7 +34,15 @@ class BallChainDual {
   void prepare(const std::vector<std::vector<std::uint32_t>>& chains,
                const std::vector<PointLink>& links, const BodyOperators& ops);
   /// Forgets the plan (the items are not all point links, or not chains).
-  void clear() { ready_ = false; links_.clear(); starts_.clear(); K_.clear(); }
+  void clear() {
+    ready_ = false;
+    links_.clear();
+    starts_.clear();
+    K_.clear();
+    anchors_.clear();
+    compliances_.clear();
+    items_ = 0;
+  }
   bool ready() const { return ready_; }
   /// Chains with fewer items than this in all are solved on the calling thread.
   static constexpr std::size_t kParallelItems = 4096;
@@ -52,11 +60,15 @@ class BallChainDual {
     std::int8_t next_side = -1;  ///< side (0 = a, 1 = b) shared with the next item, -1 at the end
     std::int8_t prev_side = -1;  ///< side shared with the previous item, -1 at the start
     std::uint32_t kaa = 0, kbb = 0, kn = 0;  ///< K(pa, pa), K(pb, pb), signed K(p_k, p_k+1)
+    std::uint32_t pa = 0, pb = 0;  ///< its anchors in anchors_
+    std::uint32_t compliance = 0;  ///< its compliance in compliances_
   };
   bool ready_ = false;
   std::vector<Link> links_;   ///< every chain's items in path order, concatenated
   std::vector<std::size_t> starts_;  ///< where each chain starts in links_, then its size
-  std::vector<PointLink> points_;  ///< per item
+  std::size_t items_ = 0;     ///< items (point links) of the plan
+  std::vector<Vec3> anchors_;        ///< distinct anchors of the items (identical links share)
+  std::vector<double> compliances_;  ///< distinct compliances of the items
   std::vector<Mat3> K_;       ///< distinct constant blocks (identical links share one)
   std::vector<Mat3> X_;       ///< X_k = D'_k^{-1} B_k of the elimination (0 at chain ends)
 };

@@ -112,8 +112,8 @@ void World::Impl::detect_contacts() {
     const auto& b = bodies[i];
     Mat3 R;
     if (!detail::polar_rotation(detail::affine_A(q[i]), R)) R = Mat3::Identity();
-    collision_poses[i].position = detail::point(q[i], b.origin_b);
-    collision_poses[i].orientation = Quat(R * b.R_up.transpose()).normalized();
+    collision_poses[i].position = detail::point(q[i], b.origin_b());
+    collision_poses[i].orientation = Quat(R * b.R_up().transpose()).normalized();
     if (b.info.kind == BodyKind::Static) continue;
     const double speed = qdot[i].tail<3>().norm() + b.info.size * qdot[i].head<9>().norm();
     reach = std::max(reach, speed * h);
@@ -164,8 +164,8 @@ void World::Impl::detect_contacts() {
     c.body = cp.body;
     c.collider = cp.collider;
     c.feature = cp.feature;
-    c.p = B.R_up.transpose() * (cp.p_body - B.com_u);
-    c.pc = Cm.R_up.transpose() * (cp.p_collider - Cm.com_u);
+    c.p = B.R_up().transpose() * (cp.p_body - B.com_u());
+    c.pc = Cm.R_up().transpose() * (cp.p_collider - Cm.com_u());
     const Mat3 Ac = detail::affine_A(q[cp.collider]);  // a rotation: colliders are rigid
     c.nc = Ac.transpose() * cp.normal;
     // The normal row acts at the body's core point (a sphere's centre, a capsule's axis) and
@@ -177,7 +177,7 @@ void World::Impl::detect_contacts() {
     // cycled without converging. The friction rows keep the surface point (rolling).
     c.pn = c.p + detail::to_body_frame(q[cp.body], cp.body_radius * cp.normal);
     c.pcn = c.pc + cp.body_radius * c.nc;
-    c.mu = friction ? std::sqrt(B.friction * Cm.friction) : 0.0;
+    c.mu = friction ? std::sqrt(B.friction() * Cm.friction()) : 0.0;
     // The same feature as last step (same body point): keep its state and friction anchor.
     auto key = [](const Contact& x) { return std::make_tuple(x.body, x.collider, x.feature); };
     while (prev < contacts_prev.size() && key(contacts_prev[prev]) < key(c)) ++prev;

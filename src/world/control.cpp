@@ -102,7 +102,7 @@ void World::Impl::set_extras(std::uint32_t ji, const std::optional<JointLimits>&
   auto ex = std::make_shared<detail::JointExtras>(old);
   if (!j.ex) {  // the rigid-frame weights of the limits (as add_joint)
     auto sigma = [&](int body) {
-      return body >= 0 && bodies[body].dynamic() ? bodies[body].sigma : Vec3(Vec3::Ones());
+      return body >= 0 && bodies[body].dynamic() ? bodies[body].sigma() : Vec3(Vec3::Ones());
     };
     ex->sigma_a = sigma(j.a);
     ex->sigma_b = sigma(j.b);
@@ -194,7 +194,7 @@ Mat3 World::Impl::user_rotation(int body) const {
   if (body < 0) return Mat3::Identity();
   Mat3 R;
   if (!detail::polar_rotation(detail::affine_A(q[body]), R)) R = Mat3::Identity();
-  return R * bodies[body].R_up.transpose();
+  return R * bodies[body].R_up().transpose();
 }
 
 void World::Impl::record_joint_rest(const detail::JointModel& j) {
@@ -253,7 +253,7 @@ JointCoordinates World::joint_coordinates(JointId id) const {
       // The axes in the parent frame: u carried by the parent (its body-local ua in user
       // coordinates), v where the child carried it when the joint was added.
       auto user_axis = [&](int body, const Vec3& local) -> Vec3 {
-        return body >= 0 ? Vec3(w.bodies[body].R_up * local) : local;
+        return body >= 0 ? Vec3(w.bodies[body].R_up() * local) : local;
       };
       const Vec3 u = user_axis(j.a, j.ax->ua).normalized();
       Vec3 v = rest * user_axis(j.b, j.ax->vb);

@@ -92,8 +92,8 @@ void World::Impl::impact_projection() {
     Vec3 L = Vec3::Zero();
     for (int k = 0; k < 3; ++k) {
       const Vec3 a = q[i].segment<3>(3 * k);
-      I += b.sigma[k] * (a.squaredNorm() * Mat3::Identity() - a * a.transpose());
-      L += b.sigma[k] * a.cross(Vec3(qdot[i].segment<3>(3 * k)));
+      I += b.sigma()[k] * (a.squaredNorm() * Mat3::Identity() - a * a.transpose());
+      L += b.sigma()[k] * a.cross(Vec3(qdot[i].segment<3>(3 * k)));
     }
     inertia_inv[i] = I.inverse();
     twist[i] << inertia_inv[i] * L, qdot[i].tail<3>();
@@ -106,7 +106,7 @@ void World::Impl::impact_projection() {
   };
   auto mr_inv = [&](std::size_t i, const Vec6& f) {  // Mr^{-1} f
     Vec6 r;
-    r << inertia_inv[i] * f.head<3>(), f.tail<3>() / bodies[i].mass;
+    r << inertia_inv[i] * f.head<3>(), f.tail<3>() / bodies[i].mass();
     return r;
   };
 

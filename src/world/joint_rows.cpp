@@ -21,6 +21,7 @@ void JointRows::append_rows(const std::vector<Vec12>& q, RowSet& set) const {
 
 bool JointRows::point_links(std::vector<PointLink>& out) const {
   out.clear();
+  out.reserve(joints_.size());
   for (const JointModel& j : joints_) {
     const JointExtras& e = j.extras();
     if (j.type != JointType::Ball || e.limits || e.cone || e.spring || e.drive) return false;

@@ -83,7 +83,7 @@ JointId World::add_joint(const JointDef& def) {
     }
     return static_cast<int>(id.index);
   };
-  if (!def.name.empty() && w.joint_by_name.count(def.name)) fail("duplicate joint name");
+  if (!def.name.empty() && w.find_joint(def.name)) fail("duplicate joint name");
   const int a = body_index(def.body_a, "body_a"), b = body_index(def.body_b, "body_b");
   if (a < 0 && b < 0) fail("both bodies are the world");
   if (a == b) fail("a body cannot be joined to itself");
@@ -135,7 +135,7 @@ JointId World::add_joint(const JointDef& def) {
   }
   if (def.limits || def.cone || def.spring || def.drive || std::isfinite(def.effort_limit)) {
     auto sigma = [&](int body) {
-      return body >= 0 && w.bodies[body].dynamic() ? w.bodies[body].sigma : Vec3(Vec3::Ones());
+      return body >= 0 && w.bodies[body].dynamic() ? w.bodies[body].sigma() : Vec3(Vec3::Ones());
     };
     auto ex = std::make_shared<detail::JointExtras>(detail::JointExtras{
         def.limits, def.cone, def.spring, def.drive, def.effort_limit, sigma(a), sigma(b)});
@@ -158,7 +158,7 @@ JointId World::add_joint(const JointDef& def) {
       const Quat fq = f.orientation.normalized();
       if (body < 0) return Pose{f.position, fq};
       const Mat3 R = w.user_rotation(body);
-      const Vec3 origin = detail::point(w.q[body], w.bodies[body].origin_b);
+      const Vec3 origin = detail::point(w.q[body], w.bodies[body].origin_b());
       return Pose{origin + R * f.position, Quat(R * fq.toRotationMatrix()).normalized()};
     };
     const Pose fa = in_world(a, def.frames->a), fb = in_world(b, def.frames->b);
@@ -224,7 +224,6 @@ JointId World::add_joint(const JointDef& def) {
   // Jointed bodies do not collide with each other.
   if (a >= 0 && b >= 0) w.collision.exclude_pair(static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b));
   const JointId id{static_cast<std::uint32_t>(w.joints.size())};
-  if (!def.name.empty()) w.joint_by_name.emplace(def.name, id.index);
   w.record_joint_rest(j);
   if (def.frames) {
     // The zero of the coordinates is where the frames coincide: R_a^T R_b = F_a F_b^T.
@@ -242,6 +241,11 @@ JointId World::add_joint(const JointDef& def) {
     if (j.type == JointType::Ball && j.extras().spring) j.bend_prev = detail::ball_bend(j, qa, qb);
   }
   w.joints.push_back(std::move(j));
+  if (!def.name.empty()) {
+    w.joint_by_name.insert(id.index, def.name, [&w](std::uint32_t i) -> const std::string& {
+      return w.joints[i].name;
+    });
+  }
   w.topology_dirty = true;
   return id;
 }
@@ -313,9 +317,9 @@ const std::string& World::joint_name(JointId id) const {
 }
 
 std::optional<JointId> World::find_joint(const std::string& name) const {
-  auto it = impl_->joint_by_name.find(name);
-  if (it == impl_->joint_by_name.end()) return std::nullopt;
-  return JointId{it->second};
+  const auto i = impl_->find_joint(name);
+  if (!i) return std::nullopt;
+  return JointId{*i};
 }
 
 std::vector<ComponentSummary> World::topology() const {

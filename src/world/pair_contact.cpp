@@ -110,8 +110,8 @@ bool World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
   c.a = a;
   c.b = b;
   c.feature = cp.feature;
-  c.pa = A.R_up.transpose() * (cp.p_body - A.com_u);
-  c.pb = B.R_up.transpose() * (cp.p_collider - B.com_u);
+  c.pa = A.R_up().transpose() * (cp.p_body - A.com_u());
+  c.pb = B.R_up().transpose() * (cp.p_collider - B.com_u());
   c.n = cp.normal;
   // The normal row between the core points of round bodies, less their radii: the same gap,
   // and no torque on a sphere or capsule turning about its centre or axis (see
@@ -119,7 +119,7 @@ bool World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
   c.pan = c.pa + detail::to_body_frame(q[a], cp.body_radius * c.n);
   c.pbn = c.pb - detail::to_body_frame(q[b], cp.collider_radius * c.n);
   c.offset = cp.body_radius + cp.collider_radius;
-  c.mu = settings.contact.friction ? std::sqrt(A.friction * B.friction) : 0.0;
+  c.mu = settings.contact.friction ? std::sqrt(A.friction() * B.friction()) : 0.0;
   Vec3 v = detail::point(qdot[a], c.pa) - detail::point(qdot[b], c.pb);
   if (dynamic_pair) {
     // The broad margin covers the fastest body's travel; a pair keeps the points its own

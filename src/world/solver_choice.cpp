@@ -26,7 +26,11 @@ void World::Impl::update_topology() {
   bool all_points = true;
   for_each_row_source([&](const detail::RowSource& source) {
     all_points = all_points && source.point_links(some);
-    links.insert(links.end(), some.begin(), some.end());
+    if (links.empty()) {
+      links.swap(some);  // the first source's links: no copy
+    } else {
+      links.insert(links.end(), some.begin(), some.end());
+    }
   });
   if (all_points) ball_chain_dual.prepare(chain_dual.chains(), links, *this);
 }

@@ -131,13 +131,13 @@ std::uint64_t World::Impl::model_hash() const {
   for (const auto& b : bodies) {
     out.str(b.info.name);
     out.u8(static_cast<std::uint8_t>(b.info.kind));
-    out.f64(b.mass);
-    out.f64(b.volume);
-    out.vec(b.sigma);
-    out.f64(b.mu);
-    out.f64(b.lambda);
-    out.f64(b.friction);
-    out.vec(b.com_u);
+    out.f64(b.mass());
+    out.f64(b.volume());
+    out.vec(b.sigma());
+    out.f64(b.mu());
+    out.f64(b.lambda());
+    out.f64(b.friction());
+    out.vec(b.com_u());
   }
   out.u64(joints.size());
   for (const auto& j : joints) {
@@ -292,8 +292,8 @@ WorldState World::save_state() const {
     out.vec(w.qdot[i]);
     out.vec(w.acc[i]);
     out.vec(w.qddot[i]);
-    out.vec(w.force[i]);
-    out.vec(w.torque[i]);
+    out.vec(w.pending_force(i));
+    out.vec(w.pending_torque(i));
   }
   std::vector<std::uint32_t> targets;
   for (const auto& [body, pose] : w.kin_target) targets.push_back(body);
@@ -454,6 +454,19 @@ void World::restore_state(const WorldState& state) {
   w.qdot = std::move(qdot);
   w.acc = std::move(acc);
   w.qddot = std::move(qddot);
+  // No pending loads (every component +0): no arrays, as after a step.
+  const auto unloaded = [](const std::vector<Vec3>& v) {
+    for (const Vec3& x : v) {
+      for (int k = 0; k < 3; ++k) {
+        if (x[k] != 0 || std::signbit(x[k])) return false;
+      }
+    }
+    return true;
+  };
+  if (unloaded(force) && unloaded(torque)) {
+    std::vector<Vec3>().swap(force);
+    std::vector<Vec3>().swap(torque);
+  }
   w.force = std::move(force);
   w.torque = std::move(torque);
   w.kin_target = std::move(targets);

@@ -4,6 +4,7 @@
 // Implicit Euler as an incremental potential (paper Eq. variation_energy):
 //   E(q) = 1/(2h^2) |q - qhat|^2_{M_A} + E_el(q),  qhat = q^n + h qdot^n + h^2 M_A^{-1} f_ext.
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 
 #include <Eigen/Eigenvalues>
@@ -32,8 +33,8 @@ double ms_since(Clock::time_point t0) {
 /// Generalised mass M_A = diag(sigma, m) (x) I3 applied to v.
 Vec12 mass_times(const detail::BodyModel& b, const Vec12& v) {
   Vec12 r;
-  for (int k = 0; k < 3; ++k) r.segment<3>(3 * k) = b.sigma[k] * v.segment<3>(3 * k);
-  r.tail<3>() = b.mass * v.tail<3>();
+  for (int k = 0; k < 3; ++k) r.segment<3>(3 * k) = b.sigma()[k] * v.segment<3>(3 * k);
+  r.tail<3>() = b.mass() * v.tail<3>();
   return r;
 }
 
@@ -216,10 +217,10 @@ void World::Impl::start_contact_energy() {
     const auto& b = bodies[i];
     if (!b.dynamic() || !in_reach[articulation[i]]) continue;
     const Vec12& qd = qdot[i];
-    double e = b.mass * detail::block(qd, 3).squaredNorm();
-    for (int k = 0; k < 3; ++k) e += b.sigma[k] * detail::block(qd, k).squaredNorm();
+    double e = b.mass() * detail::block(qd, 3).squaredNorm();
+    for (int k = 0; k < 3; ++k) e += b.sigma()[k] * detail::block(qd, k).squaredNorm();
     impact_budget += 0.5 * e;
-    impact_budget += std::abs(b.mass * settings.gravity.dot(detail::affine_t(q[i]) -
+    impact_budget += std::abs(b.mass() * settings.gravity.dot(detail::affine_t(q[i]) -
                                                             detail::affine_t(q_prev[i])));
   }
   impact_budget = 2 * impact_budget + 1e-9;
@@ -250,9 +251,9 @@ double World::Impl::impact_energy(bool at_start) const {
     const auto& b = bodies[i];
     if (!b.dynamic() || !impact_reach[articulation[i]]) continue;
     const Vec12 v = at_start ? qdot[i] : Vec12(u[i] / h);
-    double k = b.mass * detail::block(v, 3).squaredNorm();
-    for (int c = 0; c < 3; ++c) k += b.sigma[c] * detail::block(v, c).squaredNorm();
-    e += 0.5 * k - b.mass * settings.gravity.dot(detail::affine_t(at_start ? q_prev[i] : q[i]));
+    double k = b.mass() * detail::block(v, 3).squaredNorm();
+    for (int c = 0; c < 3; ++c) k += b.sigma()[c] * detail::block(v, c).squaredNorm();
+    e += 0.5 * k - b.mass() * settings.gravity.dot(detail::affine_t(at_start ? q_prev[i] : q[i]));
     e += elastic(i, at_start ? q_prev[i] : q[i]);  // the links' strain, contact or not
   }
   return e + joint_potential(at_start);
@@ -355,10 +356,22 @@ double World::Impl::limit_violation() const {
 void World::Impl::consistent_start() {
   // Trial steps change only q, the step scratch and qddot (advance(true) skips finish_step):
   // velocities, loads, targets and joint state need no copies; q^n comes back from q_prev.
-  const std::vector<Vec12> acc0 = acc;  // equal to qddot before the first step
+  // acc = qddot at the start of every pass (the relaxed fixed point below). They are equal
+  // before the first step too (as add_body sets them), and then qddot's own array keeps the
+  // initial acc meanwhile (qddot_of reads acc): no copy of it.
+  const std::size_t n = bodies.size();
+  const bool equal = n == 0 || std::memcmp(acc.data(), qddot.data(), n * sizeof(Vec12)) == 0;
+  std::vector<Vec12> acc_copy;
+  if (!equal) acc_copy = acc;
+  const std::vector<Vec12>& acc0 = equal ? qddot : acc_copy;
+  struct Restore {
+    bool& flag;
+    ~Restore() { flag = false; }
+  } restore{qddot_is_acc};
+  qddot_is_acc = equal;
   for (int pass = 0; pass < 4; ++pass) {
     advance(/*trial=*/true);
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
+    for (std::size_t i = 0; i < n; ++i) {
       if (!bodies[i].dynamic()) continue;
       // End-of-step acceleration and velocity as finish_step would set them (before the
       // impact projection: the acceleration is the smooth one either way).
@@ -366,12 +379,13 @@ void World::Impl::consistent_start() {
       alpha_update(i, qdd_new, a_new, v_new);
       const Vec3 w1 = detail::twist_of(q[i], v_new).angular;
       const Vec12 joint_part =
-          qdd_new - detail::rigid_acceleration(q[i], bodies[i].sigma, w1, minv_fext(i).tail<3>());
-      // acc = qddot at the start of every pass (the relaxed fixed point below).
-      acc[i] = qddot[i] = 0.5 * (acc[i] + acc0[i] + joint_part);
+          qdd_new - detail::rigid_acceleration(q[i], bodies[i].sigma(), w1, minv_fext(i).tail<3>());
+      acc[i] = 0.5 * (acc[i] + acc0[i] + joint_part);
+      if (!equal) qddot[i] = acc[i];
     }
     std::swap(q, q_prev);  // back to q^n
   }
+  if (equal) qddot = acc;
 }
 
 // Phase 1: the inertial target qhat (as d_hat = qhat - q^n) and the first Newton iterate,
@@ -386,7 +400,7 @@ Vec12 World::Impl::d_hat(std::size_t i) const {
   Vec12 d = h * qdot[i] + bh2 * minv_fext(i);
   if (settings.time_integration == TimeIntegration::GeneralizedAlpha) {
     const Alpha p = alpha();
-    d += h * h * (0.5 - p.beta) * acc[i] + bh2 * (p.af * qddot[i] - p.am * acc[i]) / (1 - p.af);
+    d += h * h * (0.5 - p.beta) * acc[i] + bh2 * (p.af * qddot_of(i) - p.am * acc[i]) / (1 - p.af);
   }
   return d;
 }
@@ -438,8 +452,9 @@ void World::Impl::predict() {
     for (std::size_t i = begin; i < end; ++i) {
       const auto& b = bodies[i];
       if (!b.dynamic()) continue;
-      Vec3 f_i = wind ? Vec3(force[i] + wind_force(i)) : force[i];
-      Vec3 t_i = torque[i];
+      const Vec3 f0 = pending_force(i);
+      Vec3 f_i = wind ? Vec3(f0 + wind_force(i)) : f0;
+      Vec3 t_i = pending_torque(i);
       if (!effort_force.empty()) {
         f_i += effort_force[i];
         t_i += effort_torque[i];
@@ -448,8 +463,8 @@ void World::Impl::predict() {
         Vec12 minv_f = Vec12::Zero();
         minv_f.tail<3>() = settings.gravity;
         const Vec12 f_ext = detail::wrench_force(q[i], t_i, f_i);
-        for (int k = 0; k < 3; ++k) minv_f.segment<3>(3 * k) = f_ext.segment<3>(3 * k) / b.sigma[k];
-        minv_f.tail<3>() += f_ext.tail<3>() / b.mass;
+        for (int k = 0; k < 3; ++k) minv_f.segment<3>(3 * k) = f_ext.segment<3>(3 * k) / b.sigma()[k];
+        minv_f.tail<3>() += f_ext.tail<3>() / b.mass();
         loads[part].emplace_back(static_cast<std::uint32_t>(i), minv_f);
       }
       u[i] = rigid_prediction(q[i], qdot[i], h);
@@ -494,18 +509,18 @@ void World::Impl::body_operators() {
       Mat3 P;  // dE_el/dA
       if (vanilla) {
         detail::Mat12 H = detail::Mat12::Zero();
-        H.topLeftCorner<9, 9>() = detail::orthogonality_hessian(A, b.k_vanilla);
-        for (int k = 0; k < 3; ++k) H.block<3, 3>(3 * k, 3 * k).diagonal().array() += b.sigma[k] * ih2;
-        H.bottomRightCorner<3, 3>().diagonal().array() += b.mass * ih2;
+        H.topLeftCorner<9, 9>() = detail::orthogonality_hessian(A, b.k_vanilla());
+        for (int k = 0; k < 3; ++k) H.block<3, 3>(3 * k, 3 * k).diagonal().array() += b.sigma()[k] * ih2;
+        H.bottomRightCorner<3, 3>().diagonal().array() += b.mass() * ih2;
         vanilla_inv[i] = Eigen::LDLT<detail::Mat12>(H).solve(detail::Mat12::Identity());
-        P = detail::orthogonality_gradient(A, b.k_vanilla);
+        P = detail::orthogonality_gradient(A, b.k_vanilla());
       } else if (polar) {
         Mat3& R = rot[i];
         if (!detail::polar_rotation(A, R)) R = Mat3::Identity();  // caught by check_state
-        P = b.volume * detail::corotated_stress(A, R, b.mu, b.lambda);
+        P = b.volume() * detail::corotated_stress(A, R, b.mu(), b.lambda());
       } else {
         rot[i] = A;
-        P = b.volume * detail::stvk_stress(A, b.mu, b.lambda);
+        P = b.volume() * detail::stvk_stress(A, b.mu(), b.lambda());
       }
       f.head<9>() -= Eigen::Map<const Eigen::Matrix<double, 9, 1>>(P.data());
       // Vanilla's exact Hessian already holds the stress term: no geometric correction.
@@ -551,7 +566,7 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
   const Mat3 tau = 0.5 * (P * A.transpose() + A * P.transpose());
   const auto& body = bodies[i];
   // Cheap exit: every eigenvalue of K3 is below 2 |tau|_F.
-  const double min_inertia = (body.sigma.sum() - body.sigma.maxCoeff()) / beta_h2();
+  const double min_inertia = (body.sigma().sum() - body.sigma().maxCoeff()) / beta_h2();
   if (2 * tau.norm() < 0.1 * min_inertia) return;
   Mat3 K3 = tau.trace() * Mat3::Identity() - tau;
   // Only where the dropped term is not small against the rotational inertia / (beta h^2)
@@ -562,7 +577,7 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
   Mat3 K_body = R.transpose() * K3 * R;
   double ratio = 0;
   for (int ax = 0; ax < 3; ++ax) {
-    const double inertia = (body.sigma.sum() - body.sigma[ax]) / beta_h2();
+    const double inertia = (body.sigma().sum() - body.sigma()[ax]) / beta_h2();
     ratio = std::max(ratio, K_body(ax, ax) / inertia);
   }
   if (ratio < 0.1) return;
@@ -575,7 +590,7 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
   const double e2 = K3(0, 0) * K3(1, 1) - K3(0, 1) * K3(0, 1) + K3(0, 0) * K3(2, 2) -
                     K3(0, 2) * K3(0, 2) + K3(1, 1) * K3(2, 2) - K3(1, 2) * K3(1, 2);
   if (geo_body_frame() && settings.time_integration == TimeIntegration::ImplicitEuler) {
-    K_body = body.volume * detail::corotated_twist_stiffness(A, rot[i], body.mu, body.lambda);
+    K_body = body.volume() * detail::corotated_twist_stiffness(A, rot[i], body.mu(), body.lambda());
   } else if (!(s > 0) || !(e2 >= -1e-14 * s * s) || !(K3.determinant() >= -1e-14 * s * s * s)) {
     Eigen::SelfAdjointEigenSolver<Mat3> eig;
     eig.computeDirect(K3);
@@ -843,7 +858,7 @@ std::string divergence_advice(const std::vector<detail::BodyModel>& bodies,
   // Material: the load of the body's joint component (an upper bound of what it carries:
   // its mass under gravity plus the body's centripetal acceleration) against its stretch
   // stiffness E V / L^2 (strain = W L / (E V)).
-  const double E = b.mu * (3 * b.lambda + 2 * b.mu) / (b.lambda + b.mu);
+  const double E = b.mu() * (3 * b.lambda() + 2 * b.mu()) / (b.lambda() + b.mu());
   double carried = 0;
   {
     std::vector<std::vector<std::uint32_t>> joints_of(bodies.size());
@@ -858,7 +873,7 @@ std::string divergence_advice(const std::vector<detail::BodyModel>& bodies,
     while (!todo.empty()) {
       const std::size_t k = todo.back();
       todo.pop_back();
-      carried += bodies[k].mass;
+      carried += bodies[k].mass();
       for (std::uint32_t j : joints_of[k]) {
         for (int other : {joints[j].a, joints[j].b}) {
           if (other < 0 || seen[static_cast<std::size_t>(other)]) continue;
@@ -872,7 +887,7 @@ std::string divergence_advice(const std::vector<detail::BodyModel>& bodies,
   const double spin = detail::twist_of(q, qdot).angular.norm();
   const double acceleration = settings.gravity.norm() + spin * spin * size;
   const double load = carried * acceleration;
-  const double strain = load * size / (E * std::max(b.volume, 1e-300));
+  const double strain = load * size / (E * std::max(b.volume(), 1e-300));
   if (strain > 0.05) {
     return "material too soft for its load: youngs_modulus " + short_number(E) +
            " Pa under up to " + short_number(load) + " N (" + short_number(carried) +
@@ -922,11 +937,11 @@ void World::Impl::check_state() const {
         const double h = settings.dt;
         const auto inf_norm = [](const Vec12& x) { return x.lpNorm<Eigen::Infinity>(); };
         double scale = inf_norm(u[i]) + h * inf_norm(qdot[i]) +
-                       h * h * (inf_norm(acc[i]) + inf_norm(qddot[i]) + inf_norm(minv_fext(i)));
+                       h * h * (inf_norm(acc[i]) + inf_norm(qddot_of(i)) + inf_norm(minv_fext(i)));
         if (!limit_smooth.empty()) scale += inf_norm(limit_smooth[i]);
         const double speed_bound = 64 * scale / h;
         const double energy_bound =  // 1/2 sum over 12 components of weight * speed^2
-            6 * std::max(b.mass, b.sigma.maxCoeff()) * speed_bound * speed_bound;
+            6 * std::max(b.mass(), b.sigma().maxCoeff()) * speed_bound * speed_bound;
         if (!std::isfinite(energy_bound)) {
           Vec12 v;
           if (euler) {
@@ -944,7 +959,7 @@ void World::Impl::check_state() const {
           }
         }
         if (what.empty() &&
-            !std::isfinite(b.mass * settings.gravity.dot(detail::affine_t(q[i])))) {
+            !std::isfinite(b.mass() * settings.gravity.dot(detail::affine_t(q[i])))) {
           what = "potential energy is not finite";
         }
       }
@@ -984,7 +999,7 @@ void World::Impl::alpha_update(std::size_t i, Vec12& qdd, Vec12& a, Vec12& v) co
   const Alpha p = alpha();
   const Vec12& u_smooth = limit_smooth.empty() ? u[i] : limit_smooth[i];
   qdd = (u_smooth - d_hat(i)) / beta_h2() + minv_fext(i);
-  a = ((1 - p.af) * qdd + p.af * qddot[i] - p.am * acc[i]) / (1 - p.am);
+  a = ((1 - p.af) * qdd + p.af * qddot_of(i) - p.am * acc[i]) / (1 - p.am);
   v = qdot[i] + h * ((1 - p.gamma) * acc[i] + p.gamma * a);
 }
 
@@ -1007,10 +1022,10 @@ void World::Impl::finish_step() {
       } else if (b.info.kind == BodyKind::Kinematic) {
         qdot[i] = (q[i] - q_prev[i]) / h;
       }
-      force[i].setZero();
-      torque[i].setZero();
     }
   });
+  force.clear();  // the loads applied for this step are spent
+  torque.clear();
   if (!euler && !limit_smooth.empty()) impact_projection();
   kin_target.clear();
   ++steps;

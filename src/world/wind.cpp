@@ -21,11 +21,11 @@ Vec3 World::Impl::wind_force(std::size_t i) const {
   const double phase = 2 * std::numbers::pi * (time - x.dot(w.velocity) / (speed * speed)) / w.gust_period;
   const Vec3 rel = w.velocity * (1 + w.gust * std::sin(phase)) - v;
   const double s = rel.norm();
-  if (s == 0 || b.mass <= 0) return Vec3::Zero();
+  if (s == 0 || b.mass() <= 0) return Vec3::Zero();
   const Vec3 n = rel / s;
   // Equivalent box: sides a_k = sqrt(12 sigma_k / m) along the body axes A e_k.
   Vec3 side;
-  for (int k = 0; k < 3; ++k) side[k] = std::sqrt(12 * std::max(b.sigma[k], 0.0) / b.mass);
+  for (int k = 0; k < 3; ++k) side[k] = std::sqrt(12 * std::max(b.sigma()[k], 0.0) / b.mass());
   const Mat3 A = detail::affine_A(q[i]);
   double area = 0;  // m^2, projected on the plane normal to n
   for (int k = 0; k < 3; ++k) {
@@ -34,7 +34,7 @@ Vec3 World::Impl::wind_force(std::size_t i) const {
   }
   Vec3 f = 0.5 * w.density * w.drag_coefficient * area * s * rel;
   // A body cannot overtake the air within a step: impulse at most m |w|.
-  const double cap = b.mass * s / settings.dt, fn = f.norm();
+  const double cap = b.mass() * s / settings.dt, fn = f.norm();
   if (fn > cap) f *= cap / fn;
   return f;
 }

@@ -1,5 +1,6 @@
 // World: creation of bodies (validation, compilation into the body frame) and queries.
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 #include "body/affine.h"
@@ -10,6 +11,7 @@
 
 namespace mabd {
 
+using detail::BodyConstants;
 using detail::BodyModel;
 
 namespace {
@@ -58,18 +60,19 @@ World& World::operator=(World&&) noexcept = default;
 void World::reserve(std::size_t bodies, std::size_t joints) {
   Impl& w = *impl_;
   w.bodies.reserve(bodies);
-  w.by_name.reserve(bodies);
+  w.by_name.reserve(bodies, [&w](std::uint32_t i) -> const std::string& { return w.body_name(i); });
   for (auto* v : {&w.q, &w.qdot, &w.acc, &w.qddot}) v->reserve(bodies);
-  w.force.reserve(bodies);
-  w.torque.reserve(bodies);
+  w.collision.reserve(bodies, joints);  // every joint excludes its pair
   w.joints.reserve(joints);
-  w.joint_by_name.reserve(joints);
+  w.joint_rest.reserve(joints);
+  w.joint_by_name.reserve(
+      joints, [&w](std::uint32_t i) -> const std::string& { return w.joints[i].name; });
 }
 
 BodyId World::add_body(const BodyDef& def) {
   Impl& w = *impl_;
   const std::string label = body_label(def, w.bodies.size());
-  if (!def.name.empty()) require(!w.by_name.count(def.name), label, "duplicate body name");
+  if (!def.name.empty()) require(!w.find_body(def.name), label, "duplicate body name");
   const Material& mat = def.material;
   require(std::isfinite(mat.youngs_modulus) && mat.youngs_modulus > 0, label,
           "material.youngs_modulus: must be positive and finite (got " + num(mat.youngs_modulus) + ")");
@@ -124,30 +127,32 @@ BodyId World::add_body(const BodyDef& def) {
   }
   const double scale = def.mass ? *def.mass / mp.mass : 1.0;
 
+  BodyConstants c;
+  c.mass = mp.mass * scale;
+  c.volume = mp.volume;
+  c.sigma = mp.principal_second_moment * scale;
+  c.mu = detail::lame_mu(mat.youngs_modulus, mat.poisson_ratio);
+  c.lambda = detail::lame_lambda(mat.youngs_modulus, mat.poisson_ratio);
+  c.k_vanilla = c.mu * c.volume / 4;  // matches the co-rotated small-strain shear stiffness
+  c.R_up = mp.principal_axes;
+  c.com_u = mp.com;
+  c.friction = mat.friction;
+  c.origin_b = c.R_up.transpose() * (-c.com_u);
   BodyModel b;
+  b.constants = w.share_constants(c);
   b.info.name = def.name;
   b.info.kind = def.kind;
-  b.mass = mp.mass * scale;
-  b.volume = mp.volume;
-  b.sigma = mp.principal_second_moment * scale;
-  b.info.mass = b.mass;
-  b.info.volume = b.volume;
-  const double tr = b.sigma.sum();
-  b.info.principal_inertia = Vec3(tr - b.sigma[0], tr - b.sigma[1], tr - b.sigma[2]);
+  b.info.mass = c.mass;
+  b.info.volume = c.volume;
+  const double tr = c.sigma.sum();
+  b.info.principal_inertia = Vec3(tr - c.sigma[0], tr - c.sigma[1], tr - c.sigma[2]);
   b.info.size = bounding_radius(def.shape, mp.com);
-  b.mu = detail::lame_mu(mat.youngs_modulus, mat.poisson_ratio);
-  b.lambda = detail::lame_lambda(mat.youngs_modulus, mat.poisson_ratio);
-  b.k_vanilla = b.mu * b.volume / 4;  // matches the co-rotated small-strain shear stiffness
-  b.R_up = mp.principal_axes;
-  b.com_u = mp.com;
-  b.friction = mat.friction;
-  b.origin_b = b.R_up.transpose() * (-b.com_u);
   if (def.kind == BodyKind::Kinematic) {
     b.kinematics = std::make_shared<const BodyModel::Kinematics>(
         BodyModel::Kinematics{def.motion, def.angular_velocity, def.linear_velocity});
   }
   if (b.dynamic()) {
-    b.factor = w.factors.get(b.sigma, b.mass, b.volume, b.mu, b.lambda, std::sqrt(w.beta_h2()));
+    b.factor = w.factors.get(c.sigma, c.mass, c.volume, c.mu, c.lambda, std::sqrt(w.beta_h2()));
   }
 
   Pose start{def.position, def.orientation.normalized()};
@@ -156,11 +161,14 @@ BodyId World::add_body(const BodyDef& def) {
   Vec12 qdot = Vec12::Zero();
   if (def.kind != BodyKind::Static) qdot = detail::velocities_of(q, def.angular_velocity, def.linear_velocity);
 
-  const Vec3 b_sigma = b.sigma;
+  const Vec3 b_sigma = c.sigma;
   const BodyId id{static_cast<std::uint32_t>(w.bodies.size())};
-  if (!def.name.empty()) w.by_name.emplace(def.name, id.index);
   w.register_collision(w.bodies.size(), def);
   w.bodies.push_back(std::move(b));
+  if (!def.name.empty()) {
+    w.by_name.insert(id.index, def.name,
+                     [&w](std::uint32_t i) -> const std::string& { return w.body_name(i); });
+  }
   w.q.push_back(q);
   w.qdot.push_back(qdot);
   Vec12 a0 = Vec12::Zero();
@@ -169,15 +177,34 @@ BodyId World::add_body(const BodyDef& def) {
   }
   w.acc.push_back(a0);
   w.qddot.push_back(w.acc.back());
-  w.force.push_back(Vec3::Zero());
-  w.torque.push_back(Vec3::Zero());
+  if (!w.force.empty()) {
+    w.force.push_back(Vec3::Zero());
+    w.torque.push_back(Vec3::Zero());
+  }
   return id;
+}
+
+static_assert(sizeof(BodyConstants) == 24 * sizeof(double), "BodyConstants: doubles only");
+
+bool BodyConstants::same(const BodyConstants& o) const {
+  // Bitwise: -0 and 0 (or two NaNs) are not interchangeable here.
+  return std::memcmp(this, &o, sizeof(BodyConstants)) == 0;
+}
+
+std::shared_ptr<const BodyConstants> World::Impl::share_constants(const BodyConstants& c) {
+  for (const auto& known : recent_constants) {
+    if (known->same(c)) return known;
+  }
+  auto made = std::make_shared<const BodyConstants>(c);
+  if (recent_constants.size() == kRecentConstants) recent_constants.pop_back();
+  recent_constants.insert(recent_constants.begin(), made);
+  return made;
 }
 
 Vec12 World::Impl::q_from_pose(const BodyModel& b, const Pose& pose) const {
   // World <- user rotation times user <- body rotation; COM sits at the user-frame point com_u.
   const Mat3 R_wu = pose.orientation.normalized().toRotationMatrix();
-  return detail::make_q(R_wu * b.R_up, pose.position + R_wu * b.com_u);
+  return detail::make_q(R_wu * b.R_up(), pose.position + R_wu * b.com_u());
 }
 
 void World::Impl::check_id(BodyId id) const {
@@ -194,8 +221,13 @@ void World::apply_wrench(BodyId id, const Vec3& force, const Vec3& torque) {
   if (!force.allFinite() || !torque.allFinite()) {
     throw InvalidArgument("apply_wrench: force and torque must be finite");
   }
-  impl_->force[id.index] += force;
-  impl_->torque[id.index] += torque;
+  Impl& w = *impl_;
+  if (w.force.empty()) {
+    w.force.assign(w.bodies.size(), Vec3::Zero());
+    w.torque.assign(w.bodies.size(), Vec3::Zero());
+  }
+  w.force[id.index] += force;
+  w.torque[id.index] += torque;
 }
 
 void World::apply_force_at(BodyId id, const Vec3& force, const Vec3& point) {
@@ -232,9 +264,9 @@ const BodyInfo& World::body_info(BodyId id) const {
 }
 
 std::optional<BodyId> World::find_body(const std::string& name) const {
-  auto it = impl_->by_name.find(name);
-  if (it == impl_->by_name.end()) return std::nullopt;
-  return BodyId{it->second};
+  const auto i = impl_->find_body(name);
+  if (!i) return std::nullopt;
+  return BodyId{*i};
 }
 
 Pose World::pose(BodyId id) const {
@@ -244,8 +276,8 @@ Pose World::pose(BodyId id) const {
   Mat3 R;
   if (!detail::polar_rotation(detail::affine_A(q), R)) R = Mat3::Identity();
   Pose p;
-  p.position = detail::point(q, b.origin_b);
-  p.orientation = Quat(R * b.R_up.transpose()).normalized();
+  p.position = detail::point(q, b.origin_b());
+  p.orientation = Quat(R * b.R_up().transpose()).normalized();
   return p;
 }
 
@@ -263,7 +295,7 @@ Vec3 World::linear_momentum(BodyId id) const {
   impl_->check_id(id);
   const auto& b = impl_->bodies[id.index];
   if (!b.dynamic()) return Vec3::Zero();
-  return b.mass * detail::block(impl_->qdot[id.index], 3);
+  return b.mass() * detail::block(impl_->qdot[id.index], 3);
 }
 
 Vec3 World::angular_momentum(BodyId id) const {
@@ -273,8 +305,8 @@ Vec3 World::angular_momentum(BodyId id) const {
   const Vec12& q = impl_->q[id.index];
   const Vec12& qd = impl_->qdot[id.index];
   // L = m t x tdot + sum_k sigma_k a_k x adot_k (exact for the affine motion).
-  Vec3 L = b.mass * detail::block(q, 3).cross(detail::block(qd, 3));
-  for (int k = 0; k < 3; ++k) L += b.sigma[k] * detail::block(q, k).cross(detail::block(qd, k));
+  Vec3 L = b.mass() * detail::block(q, 3).cross(detail::block(qd, 3));
+  for (int k = 0; k < 3; ++k) L += b.sigma()[k] * detail::block(q, k).cross(detail::block(qd, k));
   return L;
 }
 
@@ -283,8 +315,8 @@ double World::kinetic_energy(BodyId id) const {
   const auto& b = impl_->bodies[id.index];
   if (!b.dynamic()) return 0;
   const Vec12& qd = impl_->qdot[id.index];
-  double e = b.mass * detail::block(qd, 3).squaredNorm();
-  for (int k = 0; k < 3; ++k) e += b.sigma[k] * detail::block(qd, k).squaredNorm();
+  double e = b.mass() * detail::block(qd, 3).squaredNorm();
+  for (int k = 0; k < 3; ++k) e += b.sigma()[k] * detail::block(qd, k).squaredNorm();
   return 0.5 * e;
 }
 
@@ -299,21 +331,21 @@ double World::Impl::elastic(std::size_t i, const Vec12& qi) const {
   const Mat3 A = detail::affine_A(qi);
   // The energy the integrator minimises (see RotationMode, IntegratorMode).
   if (settings.integrator == IntegratorMode::Vanilla) {
-    return detail::orthogonality_energy(A, b.k_vanilla);
+    return detail::orthogonality_energy(A, b.k_vanilla());
   }
   if (settings.rotation == RotationMode::Normalized) {
-    return b.volume * detail::stvk_energy_density(A, b.mu, b.lambda);
+    return b.volume() * detail::stvk_energy_density(A, b.mu(), b.lambda());
   }
   Mat3 R;
   if (!detail::polar_rotation(A, R)) return std::numeric_limits<double>::infinity();
-  return b.volume * detail::corotated_energy_density(A, R, b.mu, b.lambda);
+  return b.volume() * detail::corotated_energy_density(A, R, b.mu(), b.lambda());
 }
 
 double World::potential_energy(BodyId id) const {
   impl_->check_id(id);
   const auto& b = impl_->bodies[id.index];
   if (!b.dynamic()) return 0;
-  return -b.mass * impl_->settings.gravity.dot(detail::affine_t(impl_->q[id.index])) +
+  return -b.mass() * impl_->settings.gravity.dot(detail::affine_t(impl_->q[id.index])) +
          elastic_energy(id);
 }
 

@@ -25,6 +25,7 @@
 #include "solvers/tree_dual.h"
 #include "world/joint_rows.h"
 #include "world/loop_guard.h"
+#include "world/name_index.h"
 #include "solvers/thread_pool.h"
 #include "mabd/world.h"
 
@@ -35,9 +36,9 @@ namespace detail {
 class ByteWriter;
 class ByteReader;
 
-/// Constant data of one body, in its body frame (COM origin, principal axes).
-struct BodyModel {
-  BodyInfo info;
+/// Constant data of a body's shape, material and mass, in its body frame (COM origin,
+/// principal axes). Bodies with equal values share one (the copies of a generated part).
+struct BodyConstants {
   Vec3 sigma = Vec3::Zero();    ///< principal second moments (kg m^2)
   double mass = 0;              ///< kg
   double volume = 0;            ///< m^3
@@ -47,7 +48,15 @@ struct BodyModel {
   Vec3 com_u = Vec3::Zero();    ///< COM in the user frame (m)
   Vec3 origin_b = Vec3::Zero(); ///< user-frame origin in body coordinates (m)
   double friction = 0;          ///< Coulomb coefficient of its material
+  /// Bitwise equality (the sharing test: equal values give equal results).
+  bool same(const BodyConstants& o) const;
+};
+
+/// Constant data of one body: its info, its constants (shared) and prescribed motion.
+struct BodyModel {
+  BodyInfo info;
   std::uint32_t factor = 0;     ///< index into the HessianCache (dynamic bodies)
+  std::shared_ptr<const BodyConstants> constants;
   /// Prescribed motion of a kinematic body: a function of time, else a constant twist.
   struct Kinematics {
     MotionFunction motion;
@@ -56,6 +65,16 @@ struct BodyModel {
   std::shared_ptr<const Kinematics> kinematics;  ///< kinematic bodies only
 
   bool dynamic() const { return info.kind == BodyKind::Dynamic; }
+  const Vec3& sigma() const { return constants->sigma; }
+  double mass() const { return constants->mass; }
+  double volume() const { return constants->volume; }
+  double mu() const { return constants->mu; }
+  double lambda() const { return constants->lambda; }
+  double k_vanilla() const { return constants->k_vanilla; }
+  const Mat3& R_up() const { return constants->R_up; }
+  const Vec3& com_u() const { return constants->com_u; }
+  const Vec3& origin_b() const { return constants->origin_b; }
+  double friction() const { return constants->friction; }
 };
 
 }  // namespace detail
@@ -96,14 +115,32 @@ struct World::Impl final : detail::BodyOperators {
 
   // Model.
   std::vector<detail::BodyModel> bodies;
-  std::unordered_map<std::string, std::uint32_t> by_name;
+  detail::NameIndex by_name;  ///< named bodies (names in bodies[i].info.name)
+  const std::string& body_name(std::uint32_t i) const { return bodies[i].info.name; }
+  std::optional<std::uint32_t> find_body(std::string_view name) const {
+    return by_name.find(name, [this](std::uint32_t i) -> const std::string& { return body_name(i); });
+  }
   detail::HessianCache factors;
+  /// The constants of the last bodies added, most recent first, which a new body with equal
+  /// values shares (a generated part's copies come one after another, or alternate between a
+  /// few parts).
+  std::vector<std::shared_ptr<const detail::BodyConstants>> recent_constants;
+  static constexpr std::size_t kRecentConstants = 8;
+  std::shared_ptr<const detail::BodyConstants> share_constants(const detail::BodyConstants& c);
 
   // State.
   std::vector<Vec12> q, qdot;
   std::vector<Vec12> acc;    ///< generalized-alpha pseudo-acceleration a
   std::vector<Vec12> qddot;  ///< acceleration d2q/dt2 at the end of the last step
-  std::vector<Vec3> force, torque;                 ///< accumulated for the next step
+  /// True while consistent_start keeps the initial acc in qddot's array (acc = qddot then):
+  /// qddot_of reads acc instead.
+  bool qddot_is_acc = false;
+  const Vec12& qddot_of(std::size_t i) const { return qddot_is_acc ? acc[i] : qddot[i]; }
+  /// Loads accumulated for the next step (apply_wrench), per body; empty while none is
+  /// pending (all zero), so a world without applied loads keeps no array for them.
+  std::vector<Vec3> force, torque;
+  Vec3 pending_force(std::size_t i) const { return force.empty() ? Vec3::Zero() : force[i]; }
+  Vec3 pending_torque(std::size_t i) const { return torque.empty() ? Vec3::Zero() : torque[i]; }
   std::unordered_map<std::uint32_t, Pose> kin_target;  ///< kinematic targets for the next step
 
   /// Generalized-alpha parameters from the spectral radius rho (Chung-Hulbert).
@@ -130,7 +167,11 @@ struct World::Impl final : detail::BodyOperators {
 
   // Joints.
   std::vector<detail::JointModel> joints;
-  std::unordered_map<std::string, std::uint32_t> joint_by_name;
+  detail::NameIndex joint_by_name;  ///< named joints (names in joints[i].name)
+  std::optional<std::uint32_t> find_joint(std::string_view name) const {
+    return joint_by_name.find(
+        name, [this](std::uint32_t i) -> const std::string& { return joints[i].name; });
+  }
   std::vector<std::string> warnings;
 
   // Step scratch.

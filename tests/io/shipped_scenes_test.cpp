@@ -1,6 +1,7 @@
 // Every scene shipped in scenes/ loads, builds and runs a few steps with finite state and
 // satisfied joints (the scenes are shared by demos, benchmarks and users). Scenes with more
-// than kMaxBodies bodies (the large benchmark scenes) are only loaded, not built and stepped.
+// than kMaxBodies bodies (the large benchmark scenes) are only loaded, not built and stepped;
+// the scenes of kNotLoaded, whose definitions alone take gigabytes, are not even loaded.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,11 +16,18 @@ namespace mabd {
 namespace {
 
 constexpr std::size_t kMaxBodies = 5000;
+/// chain_1e7: ten million links, about 9 GB and many seconds to load (run by hand, README).
+const char* const kNotLoaded[] = {"chain_1e7.json"};
 
 TEST(ShippedScenes, LoadBuildAndStep) {
   int count = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(MABD_SOURCE_DIR) + "/scenes")) {
     if (entry.path().extension() != ".json") continue;
+    const std::string file = entry.path().filename().string();
+    if (std::find(std::begin(kNotLoaded), std::end(kNotLoaded), file) != std::end(kNotLoaded)) {
+      std::printf("skipped %s: not loaded (too large for a test)\n", file.c_str());
+      continue;
+    }
     SCOPED_TRACE(entry.path().string());
     const Scene scene = load_scene(entry.path().string());
     if (scene.bodies.size() > kMaxBodies) {
