@@ -14,4 +14,12 @@ struct BodyId {
   friend constexpr bool operator!=(BodyId a, BodyId b) { return a.index != b.index; }
 };
 
+/// Id of a soft body in a World (include/mabd/soft_body.h); dense and stable.
+struct SoftBodyId {
+  std::uint32_t index = UINT32_MAX;
+  constexpr bool valid() const { return index != UINT32_MAX; }
+  friend constexpr bool operator==(SoftBodyId a, SoftBodyId b) { return a.index == b.index; }
+  friend constexpr bool operator!=(SoftBodyId a, SoftBodyId b) { return a.index != b.index; }
+};
+
 }  // namespace mabd

@@ -10,4 +10,5 @@
 #include "mabd/scene.h"
 #include "mabd/settings.h"
 #include "mabd/shape.h"
+#include "mabd/soft_body.h"
 #include "mabd/world.h"

@@ -13,6 +13,7 @@
 #include "mabd/joint.h"
 #include "mabd/math.h"
 #include "mabd/settings.h"
+#include "mabd/soft_body.h"
 
 namespace mabd {
 
@@ -52,6 +53,12 @@ struct StepStats {
   /// Contact between dynamic bodies in the last Newton iteration: pushing points, and
   /// Gauss-Seidel sweeps and active-set solves of the complementarity problem.
   int body_contacts = 0, contact_sweeps = 0, contact_pivots = 0;
+  /// Wall-clock time (ms) of the soft bodies' Newton iterations (assembly, factorisation,
+  /// attachment rows), a phase of its own beside the ones above.
+  double soft_ms = 0;
+  /// Largest attachment violation |x_node - x_body(p)| (m) over all soft bodies after the
+  /// step (0 without attachments to dynamic bodies).
+  double attachment_residual = 0;
 };
 
 /// A joint's anchor and axis at the current configuration (World::joint_frame), world frame.
@@ -187,7 +194,7 @@ class World {
   /// InvalidArgument for a static or kinematic body, a non-finite value or det(A) <= 0.
   void set_body_state(BodyId id, const Vec12& q, const Vec12& qdot);
 
-  // Totals over all bodies.
+  // Totals over all bodies, soft bodies included.
   Vec3 linear_momentum() const;
   Vec3 angular_momentum() const;
   double kinetic_energy() const;
@@ -221,6 +228,28 @@ class World {
   std::vector<ContactInfo> contacts() const;
   /// Bodies a and b never collide with each other (jointed pairs are excluded already).
   void exclude_collision(BodyId a, BodyId b);
+
+  // Soft bodies (include/mabd/soft_body.h).
+  /// Validates `def` and adds the soft body: at least one tet; node indices in range and
+  /// distinct within a tet; finite positions; no degenerate tet (inverted ones are reoriented);
+  /// every node in a tet; density > 0, Young's modulus > 0, Poisson ratio in (-1, 0.5);
+  /// attachments on existing bodies, one per node. Throws InvalidArgument naming the soft
+  /// body and the item.
+  SoftBodyId add_soft_body(const SoftBodyDef& def);
+  std::size_t soft_body_count() const;
+  const std::string& soft_body_name(SoftBodyId id) const;
+  std::optional<SoftBodyId> find_soft_body(const std::string& name) const;
+  /// Node positions (m) and velocities (m/s) now, world frame.
+  SoftBodyState soft_body_state(SoftBodyId id) const;
+  /// Tets of the soft body (node indices, positively oriented: as the solver uses them).
+  const std::vector<std::array<int, 4>>& soft_body_tets(SoftBodyId id) const;
+  double soft_kinetic_energy(SoftBodyId id) const;    ///< J
+  double soft_elastic_energy(SoftBodyId id) const;    ///< J, zero at the rest shape
+  /// J: gravity (zero at the origin) + elastic.
+  double soft_potential_energy(SoftBodyId id) const;
+  Vec3 soft_linear_momentum(SoftBodyId id) const;     ///< kg m/s
+  /// Largest |x_node - x_body(p)| (m) over the soft body's attachments to dynamic bodies now.
+  double soft_attachment_residual(SoftBodyId id) const;
 
   /// Number of distinct factored system matrices Hb shared between bodies.
   std::size_t factor_count() const;

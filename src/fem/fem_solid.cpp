@@ -32,16 +32,6 @@ int count_free(const FemModel& model) {
 
 }  // namespace
 
-/// The potential being minimised: inertia (inv_h2 = 1/h^2, 0 for a static solve), elasticity
-/// and the work of f_ext measured from x_ref (a constant shift, to keep E small near the
-/// solution and its round-off with it).
-struct FemSolid::Problem {
-  double inv_h2 = 0;        ///< 1/h^2 (1/s^2)
-  Eigen::VectorXd x_pred;   ///< x^n + h v^n (m)
-  Eigen::VectorXd f_ext;    ///< external node forces (N)
-  Eigen::VectorXd x_ref;    ///< positions the work is measured from (m)
-};
-
 FemSolid::FemSolid(FemModel model, const FemSettings& settings)
     : model_(std::move(model)),
       settings_(settings),
@@ -120,21 +110,29 @@ void FemSolid::assemble(const Problem& p, const Eigen::VectorXd& x, Eigen::Vecto
   }
 }
 
+bool FemSolid::factor_at(const Problem& p, const Eigen::VectorXd& x, Eigen::VectorXd& g,
+                         bool* projected) {
+  bool project = settings_.projection == HessianProjection::always;
+  assemble(p, x, g, true, project);
+  bool factored = system_.factorize();
+  if (!factored && settings_.projection == HessianProjection::when_indefinite) {
+    project = true;
+    assemble(p, x, g, true, true);
+    factored = system_.factorize();
+  }
+  *projected = project;
+  return factored;
+}
+
 NewtonReport FemSolid::newton(const Problem& p, Eigen::VectorXd& x) {
   NewtonReport rep;
   const int n = model_.num_nodes();
   Eigen::VectorXd g, gf(system_.size()), dx = Eigen::VectorXd::Zero(3 * n);
   for (int it = 1; it <= settings_.max_newton_iterations; ++it) {
-    bool project = settings_.projection == HessianProjection::always;
-    assemble(p, x, g, true, project);
+    bool project = false;
+    const bool factored = factor_at(p, x, g, &project);
     for (int i = 0; i < n; ++i) {
       if (dof_[i] >= 0) gf.segment<3>(dof_[i]) = g.segment<3>(3 * i);
-    }
-    bool factored = system_.factorize();
-    if (!factored && settings_.projection == HessianProjection::when_indefinite) {
-      project = true;
-      assemble(p, x, g, true, true);
-      factored = system_.factorize();
     }
     if (!factored) {
       throw SimulationError("FemSolid: Newton iteration " + std::to_string(it) +
@@ -187,7 +185,7 @@ NewtonReport FemSolid::newton(const Problem& p, Eigen::VectorXd& x) {
   return rep;
 }
 
-NewtonReport FemSolid::step(double h, const Vec3& gravity) {
+FemSolid::Problem FemSolid::step_problem(double h, const Vec3& gravity) const {
   if (!(h > 0) || !std::isfinite(h)) {
     throw InvalidArgument("FemSolid::step: time step " + std::to_string(h) + " s must be positive");
   }
@@ -198,6 +196,12 @@ NewtonReport FemSolid::step(double h, const Vec3& gravity) {
   p.f_ext = node_forces_;
   for (int i = 0; i < n; ++i) p.f_ext.segment<3>(3 * i) += model_.node_mass()[i] * gravity;
   p.x_ref = state_.x;
+  return p;
+}
+
+NewtonReport FemSolid::step(double h, const Vec3& gravity) {
+  const int n = model_.num_nodes();
+  const Problem p = step_problem(h, gravity);
   Eigen::VectorXd x = p.x_pred;  // inertial initial guess
   for (int i = 0; i < n; ++i) {
     if (model_.pinned(i)) x.segment<3>(3 * i) = pin_target_[i];
@@ -207,6 +211,44 @@ NewtonReport FemSolid::step(double h, const Vec3& gravity) {
   state_.v = (x - state_.x) / h;
   state_.x = x;
   return report_;
+}
+
+void FemSolid::begin_step(double h, const Vec3& gravity) {
+  lock_ = step_problem(h, gravity);
+  lock_h_ = h;
+  iterate_ = lock_.x_pred;
+  for (int i = 0; i < model_.num_nodes(); ++i) {
+    if (model_.pinned(i)) iterate_.segment<3>(3 * i) = pin_target_[i];
+  }
+}
+
+Eigen::VectorXd FemSolid::newton_increment() {
+  const int n = model_.num_nodes();
+  bool projected = false;
+  if (!factor_at(lock_, iterate_, gradient_, &projected)) {
+    throw SimulationError("the Hessian is not positive definite");
+  }
+  Eigen::VectorXd gf(system_.size());
+  for (int i = 0; i < n; ++i) {
+    if (dof_[i] >= 0) gf.segment<3>(dof_[i]) = gradient_.segment<3>(3 * i);
+  }
+  const Eigen::VectorXd dxf = -system_.solve(gf);
+  Eigen::VectorXd dx = Eigen::VectorXd::Zero(3 * n);
+  for (int i = 0; i < n; ++i) {
+    if (dof_[i] >= 0) dx.segment<3>(3 * i) = dxf.segment<3>(dof_[i]);
+  }
+  return dx;
+}
+
+void FemSolid::add_to_iterate(const Eigen::VectorXd& dx) {
+  for (int i = 0; i < model_.num_nodes(); ++i) {
+    if (dof_[i] >= 0) iterate_.segment<3>(3 * i) += dx.segment<3>(3 * i);
+  }
+}
+
+void FemSolid::end_step() {
+  state_.v = (iterate_ - state_.x) / lock_h_;
+  state_.x = iterate_;
 }
 
 NewtonReport FemSolid::static_solve(const Vec3& gravity) {
@@ -234,13 +276,8 @@ void FemSolid::factor_hessian(double h) {
   p.x_ref = state_.x;
   p.f_ext = Eigen::VectorXd::Zero(state_.x.size());
   Eigen::VectorXd g;
-  assemble(p, state_.x, g, true, settings_.projection == HessianProjection::always);
-  bool factored = system_.factorize();
-  if (!factored && settings_.projection == HessianProjection::when_indefinite) {
-    assemble(p, state_.x, g, true, true);
-    factored = system_.factorize();
-  }
-  if (!factored) {
+  bool projected = false;
+  if (!factor_at(p, state_.x, g, &projected)) {
     throw SimulationError("FemSolid::factor_hessian: the Hessian is not positive definite");
   }
 }

@@ -62,6 +62,7 @@ class FemSolid {
 
   const FemModel& model() const { return model_; }
   FemSettings& settings() { return settings_; }
+  const FemSettings& settings() const { return settings_; }
   const FemState& state() const { return state_; }
   /// Sets x (m) and v (m/s), 3N each; pinned nodes' targets are left as they are. Throws
   /// mabd::InvalidArgument on a wrong size or a non-finite value.
@@ -90,6 +91,23 @@ class FemSolid {
   NewtonReport static_solve(const Vec3& gravity);
 
   const NewtonReport& last_report() const { return report_; }
+
+  // --- Lockstep stepping (the World's Newton loop drives one iteration at a time) ----------
+  /// Starts a backward Euler step of h (s) under gravity g (m/s^2): the iterate becomes the
+  /// inertial prediction x^n + h v^n, pinned nodes at their targets. Throws InvalidArgument
+  /// if h <= 0.
+  void begin_step(double h, const Vec3& gravity);
+  /// The step's current iterate x (m, 3N).
+  const Eigen::VectorXd& iterate() const { return iterate_; }
+  /// Assembles the gradient and Hessian at the iterate, factors the Hessian (projected as
+  /// settings().projection says) and returns the Newton increment -H^{-1} g (m, 3N, zero on
+  /// pinned nodes); solve_hessian() then uses this factor. Throws SimulationError if the
+  /// Hessian cannot be factored.
+  Eigen::VectorXd newton_increment();
+  /// Adds dx (m, 3N; pinned entries ignored) to the iterate.
+  void add_to_iterate(const Eigen::VectorXd& dx);
+  /// Ends the step: x^{n+1} = iterate, v^{n+1} = (x^{n+1} - x^n)/h.
+  void end_step();
 
   // --- Queries (J, kg m/s, kg m^2/s) ------------------------------------------------------
   double kinetic_energy() const { return fem::kinetic_energy(model_, state_); }
@@ -123,7 +141,18 @@ class FemSolid {
   int factorizations() const { return system_.factorizations(); }
 
  private:
-  struct Problem;
+  /// The potential being minimised: inertia (inv_h2 = 1/h^2, 0 for a static solve),
+  /// elasticity and the work of f_ext measured from x_ref (a constant shift, to keep E small
+  /// near the solution and its round-off with it).
+  struct Problem {
+    double inv_h2 = 0;        ///< 1/h^2 (1/s^2)
+    Eigen::VectorXd x_pred;   ///< x^n + h v^n (m)
+    Eigen::VectorXd f_ext;    ///< external node forces (N)
+    Eigen::VectorXd x_ref;    ///< positions the work is measured from (m)
+  };
+  Problem step_problem(double h, const Vec3& gravity) const;
+  /// Factors H at x (after assembling g and H there); false if not positive definite.
+  bool factor_at(const Problem& p, const Eigen::VectorXd& x, Eigen::VectorXd& g, bool* projected);
   NewtonReport newton(const Problem& p, Eigen::VectorXd& x);
   double energy(const Problem& p, const Eigen::VectorXd& x, double* scale) const;
   /// Gradient g (3N) at x and, if `hessian`, the free-node Hessian into system_ (per-tet
@@ -141,6 +170,9 @@ class FemSolid {
   Eigen::VectorXd mass_values_;  ///< M restricted to free coordinates, in system_'s layout
   Eigen::VectorXd gradient_;
   NewtonReport report_;
+  Problem lock_;               ///< the lockstep step's problem (begin_step)
+  double lock_h_ = 0;          ///< its time step (s)
+  Eigen::VectorXd iterate_;    ///< its iterate (m)
 };
 
 }  // namespace mabd::fem

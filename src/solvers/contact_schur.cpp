@@ -12,6 +12,23 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
                               const std::vector<Vec12>& y, Eigen::VectorXd& lambda,
                               std::vector<Vec12>& dy, const Eigen::VectorXd* applied,
                               const LcpOptions& options) {
+  assemble(rows, ops, articulation, jointed, response, y);
+  if (applied != nullptr) lcp_.b += lcp_.D * *applied;  // y carries D applied already
+  const LcpResult result = solve_contact_lcp(lcp_, lambda, options);
+  // dy = M_J^{-1} G_c^T lambda (less what y carries).
+  if (applied != nullptr) {
+    increment(rows, jointed, response, lambda - *applied, dy);
+  } else {
+    increment(rows, jointed, response, lambda, dy);
+  }
+  return result;
+}
+
+const ContactLcp& ContactSchur::assemble(const ContactRows& rows, const BodyOperators& ops,
+                                         const std::vector<std::uint32_t>& articulation,
+                                         const std::vector<char>& jointed,
+                                         const JointResponse& response,
+                                         const std::vector<Vec12>& y) {
   const int n = rows.size();
   const std::size_t bodies = y.size();  // (the operators may not have their flags set)
   responses_ = 0;
@@ -29,7 +46,6 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
     lcp_.b[r] = rows.value[r] + rows.ga[r].dot(y[rows.a[r]]);
     if (rows.b[r] >= 0) lcp_.b[r] += rows.gb[r].dot(y[rows.b[r]]);
   }
-  auto joined = [&](std::int32_t i) { return i >= 0 && jointed[i] != 0; };
   // A fixed side has no articulation: the row's other one stands for both.
   auto art_a = [&](int r) { return articulation[rows.a[r]]; };
   auto art_b = [&](int r) { return rows.b[r] >= 0 ? articulation[rows.b[r]] : art_a(r); };
@@ -57,20 +73,10 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
   z_.assign(bodies, Vec12::Zero());
   trip_.clear();
   std::vector<int> seen(n, -1);
-  // The bodies of a group's rows (where the response starts).
-  auto add = [&](std::vector<Vec12>& z, int r, double l) {
-    z[rows.a[r]] += wa_[r] * l;
-    touched_.push_back(static_cast<std::uint32_t>(rows.a[r]));
-    if (rows.b[r] >= 0) {
-      z[rows.b[r]] += wb_[r] * l;
-      touched_.push_back(static_cast<std::uint32_t>(rows.b[r]));
-    }
-    return joined(rows.a[r]) || joined(rows.b[r]);
-  };
   for (const auto& group : groups) {
     bool needs_joints = false;
     touched_.clear();
-    for (int r : group) needs_joints |= add(z_, r, 1.0);
+    for (int r : group) needs_joints |= add_response(rows, jointed, z_, r, 1.0);
     if (needs_joints) {
       response(z_, touched_);
       ++responses_;
@@ -97,24 +103,37 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
   Eigen::SparseMatrix<double> D(n, n);
   D.setFromTriplets(trip_.begin(), trip_.end());
   lcp_.D = 0.5 * (D + Eigen::SparseMatrix<double>(D.transpose()));
-  if (applied != nullptr) lcp_.b += lcp_.D * *applied;  // y carries D applied already
+  return lcp_;
+}
 
-  const LcpResult result = solve_contact_lcp(lcp_, lambda, options);
+bool ContactSchur::add_response(const ContactRows& rows, const std::vector<char>& jointed,
+                                std::vector<Vec12>& z, int r, double l) {
+  auto joined = [&](std::int32_t i) { return i >= 0 && jointed[i] != 0; };
+  z[rows.a[r]] += wa_[r] * l;
+  touched_.push_back(static_cast<std::uint32_t>(rows.a[r]));
+  if (rows.b[r] >= 0) {
+    z[rows.b[r]] += wb_[r] * l;
+    touched_.push_back(static_cast<std::uint32_t>(rows.b[r]));
+  }
+  return joined(rows.a[r]) || joined(rows.b[r]);
+}
 
-  // dy = M_J^{-1} G_c^T lambda (less what y carries): one more response for all rows.
+void ContactSchur::increment(const ContactRows& rows, const std::vector<char>& jointed,
+                             const JointResponse& response, const Eigen::VectorXd& lambda,
+                             std::vector<Vec12>& dy) {
+  // One response for all rows.
+  const std::size_t bodies = z_.size();
   dy.assign(bodies, Vec12::Zero());
   bool needs_joints = false;
   touched_.clear();
-  for (int r = 0; r < n; ++r) {
-    const double l = applied != nullptr ? lambda[r] - (*applied)[r] : lambda[r];
-    if (l != 0) needs_joints |= add(dy, r, l);
+  for (int r = 0; r < rows.size(); ++r) {
+    if (lambda[r] != 0) needs_joints |= add_response(rows, jointed, dy, r, lambda[r]);
   }
   dy_through_joints_ = needs_joints;
   if (needs_joints) {
     response(dy, touched_);
     ++responses_;
   }
-  return result;
 }
 
 }  // namespace mabd::detail

@@ -63,6 +63,17 @@ class ContactSchur {
                   const JointResponse& response, const std::vector<Vec12>& y,
                   Eigen::VectorXd& lambda, std::vector<Vec12>& dy,
                   const Eigen::VectorXd* applied = nullptr, const LcpOptions& options = {});
+  /// The problem's matrix D = G_c M_J^{-1} G_c^T and b = C + G_c y (alpha, mu and the extra
+  /// bounds copied from `rows`), without solving it: for rows solved elsewhere (equalities
+  /// coupled to other systems). Arguments as for solve().
+  const ContactLcp& assemble(const ContactRows& rows, const BodyOperators& ops,
+                             const std::vector<std::uint32_t>& articulation,
+                             const std::vector<char>& jointed, const JointResponse& response,
+                             const std::vector<Vec12>& y);
+  /// dy = M_J^{-1} G_c^T lambda per body for the rows of the last assemble() or solve().
+  void increment(const ContactRows& rows, const std::vector<char>& jointed,
+                 const JointResponse& response, const Eigen::VectorXd& lambda,
+                 std::vector<Vec12>& dy);
   /// True if the last solve's dy went through the joint solve (its last response).
   bool dy_through_joints() const { return dy_through_joints_; }
   /// The problem of the last solve (D, alpha, b, mu).
@@ -71,6 +82,10 @@ class ContactSchur {
   int responses() const { return responses_; }
 
  private:
+  /// z += l H^{-1} g of row r on its bodies (listed in touched_); true if one is jointed.
+  bool add_response(const ContactRows& rows, const std::vector<char>& jointed,
+                    std::vector<Vec12>& z, int r, double l);
+
   ContactLcp lcp_;
   std::vector<Vec12> wa_, wb_;  ///< H^{-1} g per row and side
   std::vector<Vec12> z_;

@@ -84,6 +84,16 @@ void World::Impl::register_collision(std::size_t i, const BodyDef& def) {
   }
 }
 
+void World::Impl::update_jointed() {
+  if (jointed_body.size() == bodies.size() && jointed_joints_seen == joints.size()) return;
+  jointed_body.assign(bodies.size(), 0);
+  for (const auto& j : joints) {
+    if (j.a >= 0) jointed_body[j.a] = 1;
+    if (j.b >= 0) jointed_body[j.b] = 1;
+  }
+  jointed_joints_seen = joints.size();
+}
+
 void World::Impl::detect_contacts() {
   contacts_prev.swap(contacts);
   contacts.clear();
@@ -126,14 +136,7 @@ void World::Impl::detect_contacts() {
   }
 
   contact_of.assign(bodies.size(), -1);
-  if (jointed_body.size() != bodies.size() || jointed_joints_seen != joints.size()) {
-    jointed_body.assign(bodies.size(), 0);
-    for (const auto& j : joints) {
-      if (j.a >= 0) jointed_body[j.a] = 1;
-      if (j.b >= 0) jointed_body[j.b] = 1;
-    }
-    jointed_joints_seen = joints.size();
-  }
+  update_jointed();
   const bool friction = settings.contact.friction;
   const bool penalty = settings.contact.model == ContactModel::Penalty;
   // Bodies in contact with another dynamic body take their collider contacts into the same

@@ -51,7 +51,8 @@ void World::Impl::dual_solve() {
   detail::DualSolver& method = dual_method();
   dual_used = nullptr;
   ++response_stamp;  // the articulations' response factors (joint_response.cpp) go stale
-  if (&method == &chain_dual && ball_chain_dual.ready() && !pairs_on_joints &&
+  // The closed form keeps no rows: contact and attachment responses need them.
+  if (&method == &chain_dual && ball_chain_dual.ready() && !pairs_on_joints && soft_links == 0 &&
       ball_chain_dual.solve(*this, q, y, lambda, pool.workers.get())) {
     closed_form_dual = true;
     row_set.begin(*this, y);  // no rows (lambda: 3 per item)

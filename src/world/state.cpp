@@ -35,8 +35,9 @@ using detail::ByteWriter;
 
 namespace {
 
-// 2: contacts between dynamic bodies; 3: the normal-row points of contacts
-constexpr std::uint32_t kStateVersion = 3;
+// 2: contacts between dynamic bodies; 3: the normal-row points of contacts; 4: soft bodies
+// (version 3 states still restore into worlds without soft bodies)
+constexpr std::uint32_t kStateVersion = 4;
 
 /// Solver names StepStats::solver can hold (it points at literals).
 constexpr const char* kSolverNames[] = {"none", "chain", "tree", "sparse", "iterative",
@@ -154,6 +155,29 @@ std::uint64_t World::Impl::model_hash() const {
       out.f64(cone->swing);
       out.f64(cone->twist_lower.value_or(NAN));
       out.f64(cone->twist_upper.value_or(NAN));
+    }
+  }
+  // Soft bodies (only when there are some: the fingerprints of older states stay valid).
+  if (!soft_bodies.empty()) out.u64(soft_bodies.size());
+  for (const SoftBody& sb : soft_bodies) {
+    const fem::FemModel& m = sb.solid->model();
+    out.str(sb.name);
+    out.u64(m.num_nodes());
+    out.u64(m.mesh().num_tets());
+    for (const Vec3& x : m.mesh().rest) out.vec(x);
+    for (const fem::Tet& t : m.mesh().tets) {
+      for (int a : t) out.i64(a);
+    }
+    out.f64(m.material().density);
+    out.f64(m.material().young);
+    out.f64(m.material().poisson);
+    for (const auto* list : {&sb.links, &sb.pins}) {
+      out.u64(list->size());
+      for (const SoftLink& l : *list) {
+        out.i64(l.node);
+        out.i64(l.body);
+        out.vec(l.p);
+      }
     }
   }
   return detail::fnv1a(out.bytes().data(), out.bytes().size());
@@ -328,6 +352,14 @@ WorldState World::save_state() const {
   // Without the wall-clock timings: a state depends on the simulation only.
   for (double v : {s.residual, s.joint_residual, s.dual_residual, s.max_penetration}) out.f64(v);
   w.save_contacts(out);
+  out.f64(s.attachment_residual);
+  out.u64(w.soft_bodies.size());
+  for (const Impl::SoftBody& sb : w.soft_bodies) {
+    const fem::FemState& st = sb.solid->state();
+    out.u64(static_cast<std::uint64_t>(st.x.size()));
+    for (Eigen::Index k = 0; k < st.x.size(); ++k) out.f64(st.x[k]);
+    for (Eigen::Index k = 0; k < st.v.size(); ++k) out.f64(st.v[k]);
+  }
   return WorldState{std::move(out.bytes())};
 }
 
@@ -341,9 +373,9 @@ void World::restore_state(const WorldState& state) {
     }
   };
   const std::uint32_t version = in.u32("version");
-  if (version != kStateVersion) {
+  if (version != kStateVersion && !(version == 3 && w.soft_bodies.empty())) {
     in.fail("state version " + std::to_string(version) + " is not supported (this build reads " +
-            std::to_string(kStateVersion) + ")");
+            std::to_string(kStateVersion) + (w.soft_bodies.empty() ? " and 3)" : ")"));
   }
   const std::uint64_t hash = in.u64("model hash");
   count_check("bodies", in.u64("body count"), w.bodies.size());
@@ -443,6 +475,22 @@ void World::restore_state(const WorldState& state) {
   }
   std::vector<Impl::Contact> contacts = w.read_contacts(in);
   std::vector<Impl::PairContact> pair_contacts = w.read_pair_contacts(in);
+  std::vector<fem::FemState> soft(w.soft_bodies.size());
+  if (version >= 4) {
+    stats.attachment_residual = in.f64("step statistics");
+    count_check("soft bodies", in.u64("soft body count"), w.soft_bodies.size());
+    for (std::size_t k = 0; k < soft.size(); ++k) {
+      const std::size_t dofs = static_cast<std::size_t>(w.soft_bodies[k].solid->state().x.size());
+      count_check("soft body node coordinates", in.u64("soft body state"), dofs);
+      soft[k].x.resize(static_cast<Eigen::Index>(dofs));
+      soft[k].v.resize(static_cast<Eigen::Index>(dofs));
+      for (std::size_t c = 0; c < dofs; ++c) soft[k].x[c] = in.f64("soft body state");
+      for (std::size_t c = 0; c < dofs; ++c) soft[k].v[c] = in.f64("soft body state");
+      if (!soft[k].x.allFinite() || !soft[k].v.allFinite()) {
+        in.fail("soft body " + std::to_string(k) + ": non-finite state");
+      }
+    }
+  }
   if (in.remaining() != 0) {
     in.fail(std::to_string(in.remaining()) + " unexpected bytes after the state");
   }
@@ -486,6 +534,7 @@ void World::restore_state(const WorldState& state) {
   w.contacts_prev.clear();
   w.pair_contacts = std::move(pair_contacts);
   w.pair_contacts_prev.clear();
+  for (std::size_t k = 0; k < soft.size(); ++k) w.soft_bodies[k].solid->set_state(soft[k]);
 }
 
 }  // namespace mabd

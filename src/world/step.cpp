@@ -96,12 +96,14 @@ void World::Impl::advance(bool trial) {
   q_prev = q;
   impact.assign(bodies.size(), 0);
   stats.body_ms = stats.rows_ms = stats.dual_ms = stats.check_ms = stats.contact_ms = 0;
+  stats.soft_ms = 0;
   detect_contacts();
   stats.detect_ms = ms_since(t_phase);
   t_phase = Clock::now();
   limit_smooth.clear();
   predict();
   move_kinematic();
+  if (!soft_bodies.empty()) soft_begin_step();
   LoopGuard& guard = loop_guard;
   if (guard.joints_seen != joints.size() || guard.bodies_seen != bodies.size()) {
     guard.bodies = loop_bodies(bodies, joints);
@@ -144,6 +146,12 @@ void World::Impl::advance(bool trial) {
       break;
     }
   }
+  // Soft bodies iterate to the tolerance (their elasticity is nonlinear at any step size: one
+  // linearised iteration can gain energy), within kSoftNewtonCap iterations in all.
+  while (!soft_bodies.empty() && soft_increment > settings.tolerance &&
+         iterations < kSoftNewtonCap) {
+    iterate();
+  }
   // Up to four more iterations: limits hold to the tolerance (a step that still violates one,
   // its rows nonlinear in q and linearised once per iteration, iterates again), and joint
   // loops take one more while the remainder of the capped iterations drifts their energy
@@ -185,6 +193,7 @@ void World::Impl::advance(bool trial) {
   if (trial) return;
   t_phase = Clock::now();
   contact_stats();
+  if (!soft_bodies.empty()) soft_end_step();
   finish_step();
   update_joint_state();
   stats.newton_iterations = iterations;
@@ -772,6 +781,14 @@ double World::Impl::newton_iteration() {
     // approach (a force of the second-order scheme like any other), and the exact model's
     // implicit Euler velocity (q' - q) / h is inelastic by itself.
   }
+  // Soft bodies: their own Newton iteration, attachments correcting y.
+  double soft_dx = 0;
+  if (!soft_bodies.empty()) {
+    const auto t_soft = Clock::now();
+    soft_dx = soft_iteration();
+    soft_increment = soft_dx;
+    stats.soft_ms += ms_since(t_soft);
+  }
   t0 = Clock::now();
   const int parts = range_count(bodies.size());
   std::vector<double> part_residual(static_cast<std::size_t>(parts), 0.0);
@@ -786,7 +803,7 @@ double World::Impl::newton_iteration() {
     part_residual[part] = r;
   });
   stats.body_ms += ms_since(t0);
-  return *std::max_element(part_residual.begin(), part_residual.end());
+  return std::max(soft_dx, *std::max_element(part_residual.begin(), part_residual.end()));
 }
 
 // Kinematic bodies take their prescribed pose at t + h; static bodies stay.

@@ -398,16 +398,26 @@ T sum_over(const World& w, F f) {
 }  // namespace
 
 Vec3 World::linear_momentum() const {
-  return sum_over<Vec3>(*this, [&](BodyId i) { return linear_momentum(i); });
+  Vec3 p = sum_over<Vec3>(*this, [&](BodyId i) { return linear_momentum(i); });
+  for (const auto& s : impl_->soft_bodies) p += s.solid->linear_momentum();
+  return p;
 }
 Vec3 World::angular_momentum() const {
-  return sum_over<Vec3>(*this, [&](BodyId i) { return angular_momentum(i); });
+  Vec3 l = sum_over<Vec3>(*this, [&](BodyId i) { return angular_momentum(i); });
+  for (const auto& s : impl_->soft_bodies) l += s.solid->angular_momentum();
+  return l;
 }
 double World::kinetic_energy() const {
-  return sum_over<double>(*this, [&](BodyId i) { return kinetic_energy(i); });
+  double e = sum_over<double>(*this, [&](BodyId i) { return kinetic_energy(i); });
+  for (const auto& s : impl_->soft_bodies) e += s.solid->kinetic_energy();
+  return e;
 }
 double World::potential_energy() const {
-  return sum_over<double>(*this, [&](BodyId i) { return potential_energy(i); });
+  double e = sum_over<double>(*this, [&](BodyId i) { return potential_energy(i); });
+  for (const auto& s : impl_->soft_bodies) {
+    e += s.solid->gravitational_energy(impl_->settings.gravity) + s.solid->elastic_energy();
+  }
+  return e;
 }
 
 }  // namespace mabd

@@ -13,6 +13,7 @@
 #include "body/affine.h"
 #include "body/body_hessian.h"
 #include "collision/collision_world.h"
+#include "fem/fem_solid.h"
 #include "joints/joint_model.h"
 #include "solvers/ball_chain_dual.h"
 #include "solvers/body_operators.h"
@@ -562,6 +563,46 @@ struct World::Impl final : detail::BodyOperators {
   void save_contacts(detail::ByteWriter& out) const;
   std::vector<Contact> read_contacts(detail::ByteReader& in) const;
   std::vector<PairContact> read_pair_contacts(detail::ByteReader& in) const;
+
+  // Soft bodies (soft_bodies.cpp): FEM solids stepped in lockstep with the Newton loop.
+  /// A node held at body point p (body frame: COM origin, principal axes; m).
+  struct SoftLink {
+    int node = 0;
+    std::int32_t body = -1;  ///< -1: the world
+    Vec3 p = Vec3::Zero();
+  };
+  struct SoftBody {
+    std::string name;
+    std::unique_ptr<fem::FemSolid> solid;
+    std::vector<SoftLink> links;  ///< attachments to dynamic bodies (constraint rows)
+    std::vector<SoftLink> pins;   ///< attachments to the world, static or kinematic bodies
+    Eigen::VectorXd dx;           ///< the Newton increment of the iteration (m, 3N)
+    SoftBody() = default;
+    SoftBody(SoftBody&&) noexcept = default;
+    SoftBody& operator=(SoftBody&&) noexcept = default;
+    SoftBody(const SoftBody& o);  ///< deep copy (clone): a new solid in the same state
+    SoftBody& operator=(const SoftBody& o);
+  };
+  std::vector<SoftBody> soft_bodies;
+  /// Newton iterations of a step with soft bodies at most: their elasticity is nonlinear at
+  /// any step size, so they iterate to settings.tolerance whatever newton_iterations says.
+  static constexpr int kSoftNewtonCap = 30;
+  double soft_increment = 0;  ///< largest node increment of the last iteration (m)
+  std::size_t soft_links = 0;  ///< attachments to dynamic bodies, all soft bodies
+  detail::ContactRows soft_rows;     ///< the attachment rows of the iteration
+  std::vector<Vec12> soft_dy;        ///< their increment M_J^{-1} G^T lambda per body
+  const SoftBody& soft(SoftBodyId id) const;
+  /// Pins to their targets at t + h, and each solid's prediction (after move_kinematic).
+  void soft_begin_step();
+  /// One Newton iteration of every soft body, its attachments solved with the affine
+  /// increment y (which they correct): the rows' Schur complement over the joint solve plus
+  /// the solids' compliance. Returns the largest node increment (m).
+  double soft_iteration();
+  void soft_end_step();
+  /// Largest attachment violation (m) of soft body s now.
+  double soft_residual(const SoftBody& s) const;
+  /// jointed_body up to date (contacts and attachments read it).
+  void update_jointed();
 };
 
 }  // namespace mabd

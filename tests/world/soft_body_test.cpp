@@ -1,0 +1,329 @@
+// Soft bodies in the World: the lockstep Newton loop against the standalone FEM solver, the
+// attachment rows against momentum conservation, free fall and statics, and bad input.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fem/fem_solid.h"
+#include "fem/tet_mesh.h"
+#include "mabd/mabd.h"
+
+namespace mabd {
+namespace {
+
+/// A soft box [lo, hi] (m) of nx x ny x nz cells.
+SoftBodyDef soft_box(const Vec3& lo, const Vec3& hi, int nx, int ny, int nz, double young) {
+  const fem::TetMesh mesh = fem::make_box_mesh(lo, hi, nx, ny, nz);
+  SoftBodyDef d;
+  d.name = "blob";
+  d.nodes = mesh.rest;
+  d.tets.assign(mesh.tets.begin(), mesh.tets.end());
+  d.material = {1000.0, young, 0.3, 0.5};
+  return d;
+}
+
+/// Nodes of a box mesh whose rest position has coordinate `axis` equal to `value`.
+std::vector<int> nodes_at(const SoftBodyDef& d, int axis, double value) {
+  std::vector<int> out;
+  for (int i = 0; i < static_cast<int>(d.nodes.size()); ++i) {
+    if (std::abs(d.nodes[i][axis] - value) < 1e-12) out.push_back(i);
+  }
+  return out;
+}
+
+BodyDef plate(const Vec3& position, double mass) {
+  BodyDef b;
+  b.name = "plate";
+  b.shape.size = Vec3(0.2, 0.2, 0.05);
+  b.mass = mass;
+  b.material.youngs_modulus = 1e9;
+  b.position = position;
+  return b;
+}
+
+WorldSettings implicit_euler(double h, const Vec3& g) {
+  WorldSettings s;
+  s.dt = h;
+  s.gravity = g;
+  s.time_integration = TimeIntegration::ImplicitEuler;
+  s.newton_iterations = 50;
+  s.tolerance = 1e-11;
+  return s;
+}
+
+double max_diff(const std::vector<Vec3>& a, const Eigen::VectorXd& b) {
+  double d = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    d = std::max(d, (a[i] - b.segment<3>(3 * i)).cwiseAbs().maxCoeff());
+  }
+  return d;
+}
+
+// A soft body alone, one node pinned to the world: the World's lockstep iterations converge to
+// the standalone solver's backward Euler step (its own Newton loop with line search).
+TEST(SoftBody, AloneMatchesTheStandaloneSolver) {
+  SoftBodyDef d = soft_box(Vec3(0, 0, 0), Vec3(0.2, 0.1, 0.1), 4, 2, 2, 1e5);
+  std::vector<int> pinned = nodes_at(d, 0, 0.0);
+  for (int i : pinned) d.attachments.push_back({i, BodyId{}});
+  const Vec3 g(0, 0, -9.81);
+  World w(implicit_euler(0.01, g));
+  const SoftBodyId id = w.add_soft_body(d);
+
+  fem::FemModel model(fem::make_box_mesh(Vec3(0, 0, 0), Vec3(0.2, 0.1, 0.1), 4, 2, 2),
+                      {1000.0, 1e5, 0.3}, fem::MassType::lumped, pinned);
+  fem::FemSettings fs;
+  fs.newton_tol = 1e-12;
+  fem::FemSolid ref(std::move(model), fs);
+  double largest = 0;
+  for (int step = 0; step < 60; ++step) {
+    w.step();
+    ref.step(0.01, g);
+    largest = std::max(largest, max_diff(w.soft_body_state(id).positions, ref.positions()));
+  }
+  // The cantilever sags by centimetres; the two agree to the solvers' tolerances.
+  const double sag = -(w.soft_body_state(id).positions.back().z() - 0.1);
+  EXPECT_GT(sag, 0.01);
+  EXPECT_LT(largest, 1e-8);
+}
+
+// A soft box attached to a free plate, no gravity, the soft box thrown: the attachment forces
+// are internal, so the total linear momentum stays (both sides implicit Euler), the
+// attachments hold to round-off, and the energy only decreases (backward Euler dissipates).
+TEST(SoftBody, AttachedToAFreePlateKeepsMomentumAndHolds) {
+  World w(implicit_euler(0.005, Vec3::Zero()));
+  const BodyId p = w.add_body(plate(Vec3(0.1, 0.1, 0.125), 0.5));
+  SoftBodyDef d = soft_box(Vec3(0, 0, 0.15), Vec3(0.2, 0.2, 0.35), 2, 2, 2, 1e5);
+  for (int i : nodes_at(d, 2, 0.15)) d.attachments.push_back({i, p});
+  d.linear_velocity = Vec3(0.3, -0.2, 0.5);
+  const SoftBodyId s = w.add_soft_body(d);
+  const Vec3 p0 = w.linear_momentum();
+  ASSERT_GT(p0.norm(), 0.1);
+  double e_prev = w.kinetic_energy() + w.potential_energy();
+  double worst_residual = 0, worst_momentum = 0, worst_gain = 0;
+  for (int step = 0; step < 200; ++step) {
+    w.step();
+    worst_residual = std::max(worst_residual, w.last_step().attachment_residual);
+    worst_momentum = std::max(worst_momentum, (w.linear_momentum() - p0).norm() / p0.norm());
+    const double e = w.kinetic_energy() + w.potential_energy();
+    worst_gain = std::max(worst_gain, e - e_prev);
+    e_prev = e;
+  }
+  EXPECT_LT(worst_residual, 1e-10);
+  EXPECT_LT(w.soft_attachment_residual(s), 1e-10);
+  EXPECT_LT(worst_momentum, 1e-8);
+  EXPECT_LE(worst_gain, 1e-9 * e_prev);
+  // The plate was dragged along: it moves with the pair's centre of mass velocity.
+  const double m_total = 0.5 + 1000.0 * 0.2 * 0.2 * 0.2;
+  EXPECT_NEAR(w.twist(p).linear.z(), p0.z() / m_total, 0.05 * std::abs(p0.z() / m_total));
+}
+
+// Free fall of a plate with a soft box attached under gravity: the pair falls as one, each
+// point following implicit Euler's discrete free fall x_n = x_0 - g h^2 n (n + 1) / 2.
+TEST(SoftBody, AttachedPairFallsFreely) {
+  const double h = 0.01, g = 9.81;
+  World w(implicit_euler(h, Vec3(0, 0, -g)));
+  const BodyId p = w.add_body(plate(Vec3(0.1, 0.1, 0.125), 0.5));
+  SoftBodyDef d = soft_box(Vec3(0, 0, 0.15), Vec3(0.2, 0.2, 0.35), 2, 2, 2, 1e5);
+  for (int i : nodes_at(d, 2, 0.15)) d.attachments.push_back({i, p});
+  const SoftBodyId s = w.add_soft_body(d);
+  const std::vector<Vec3> x0 = w.soft_body_state(s).positions;
+  const int n = 50;
+  for (int k = 0; k < n; ++k) w.step();
+  const double drop = g * h * h * n * (n + 1) / 2;
+  EXPECT_NEAR(w.com_position(p).z(), 0.125 - drop, 1e-9);
+  const std::vector<Vec3> x = w.soft_body_state(s).positions;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    EXPECT_NEAR(x[i].z(), x0[i].z() - drop, 1e-9) << "node " << i;
+  }
+  EXPECT_LT(w.soft_elastic_energy(s), 1e-12);
+}
+
+// A plate held by a fixed joint to the world, a soft box attached under it: once the sag has
+// settled (backward Euler damps it), the joint carries the weight of both.
+TEST(SoftBody, HangingPairLoadsTheJointWithBothWeights) {
+  const double g = 9.81, m_plate = 0.5;
+  World w(implicit_euler(0.01, Vec3(0, 0, -g)));
+  const BodyId p = w.add_body(plate(Vec3(0.1, 0.1, 0.375), m_plate));
+  JointDef j;
+  j.type = JointType::Fixed;
+  j.body_a = BodyId{};
+  j.body_b = p;
+  j.anchor = Vec3(0.1, 0.1, 0.4);
+  const JointId ji = w.add_joint(j);
+  SoftBodyDef d = soft_box(Vec3(0, 0, 0.15), Vec3(0.2, 0.2, 0.35), 2, 2, 2, 1e5);
+  for (int i : nodes_at(d, 2, 0.35)) d.attachments.push_back({i, p});
+  const SoftBodyId s = w.add_soft_body(d);
+  for (int k = 0; k < 300; ++k) w.step();
+  const double m_soft = 1000.0 * 0.2 * 0.2 * 0.2;
+  const JointWrench f = w.joint_wrench(ji);
+  const double weight = (m_plate + m_soft) * g;
+  EXPECT_NEAR(std::abs(f.force.z()), weight, 1e-4 * weight);
+  EXPECT_NEAR(f.force.x(), 0, 1e-6 * weight);
+  EXPECT_LT(w.soft_attachment_residual(s), 1e-10);
+  EXPECT_LT(w.joint_residual(ji), 1e-8);
+  // The soft box sagged (it hangs by its top face) and is at rest.
+  EXPECT_GT(w.soft_elastic_energy(s), 0);
+  EXPECT_LT(w.soft_kinetic_energy(s), 1e-6);
+}
+
+// A pendulum: a plate on a hinge with a soft box attached under it, released at 60 degrees,
+// under each time integration and step size: no damping anywhere but backward Euler's in the
+// soft box, so the total energy must not rise.
+TEST(SoftBody, SwingingPendulumNeverGainsEnergy) {
+  for (const TimeIntegration scheme :
+       {TimeIntegration::GeneralizedAlpha, TimeIntegration::ImplicitEuler}) {
+    for (const double h : {0.002, 0.01, 1.0 / 30}) {
+      WorldSettings st;
+      st.dt = h;
+      st.time_integration = scheme;
+      World w(st);
+      const Quat tilt(Eigen::AngleAxisd(M_PI / 3, Vec3::UnitX()));
+      const Vec3 pivot(0.1, 0.1, 0.5);
+      BodyDef b = plate(pivot + tilt * Vec3(0, 0, -0.125), 0.5);
+      b.orientation = tilt;
+      const BodyId p = w.add_body(b);
+      JointDef j;
+      j.type = JointType::Hinge;
+      j.body_b = p;
+      j.anchor = pivot;
+      j.axis = Vec3::UnitX();
+      w.add_joint(j);
+      SoftBodyDef d = soft_box(Vec3(0, 0, 0.15), Vec3(0.2, 0.2, 0.35), 2, 2, 2, 1e5);
+      std::vector<int> top = nodes_at(d, 2, 0.35);
+      for (Vec3& x : d.nodes) x = pivot + tilt * (x - pivot);
+      for (int i : top) d.attachments.push_back({i, p});
+      const SoftBodyId s = w.add_soft_body(d);
+      const double e0 = w.kinetic_energy() + w.potential_energy();
+      double e_max = e0, swing = 0;
+      const int n = static_cast<int>(std::lround(2.0 / h));
+      for (int k = 0; k < n; ++k) {
+        w.step();
+        e_max = std::max(e_max, w.kinetic_energy() + w.potential_energy());
+        swing = std::max(swing, w.soft_kinetic_energy(s));
+      }
+      const std::string label = std::string(scheme == TimeIntegration::ImplicitEuler ? "IE" : "GA") +
+                                " h=" + std::to_string(h);
+      EXPECT_GT(swing, 1.0) << label;  // it swings
+      EXPECT_LE(e_max - e0, 1e-6 * std::abs(e0) + 1e-9) << label;
+      EXPECT_LT(w.soft_attachment_residual(s), 1e-9) << label;
+    }
+  }
+}
+
+// A kinematic body carries its pinned nodes along.
+TEST(SoftBody, PinsFollowAKinematicBody) {
+  World w(implicit_euler(0.01, Vec3::Zero()));
+  BodyDef k = plate(Vec3(0.1, 0.1, 0.125), 1.0);
+  k.kind = BodyKind::Kinematic;
+  k.linear_velocity = Vec3(0, 0, 0.2);
+  const BodyId kb = w.add_body(k);
+  SoftBodyDef d = soft_box(Vec3(0, 0, 0.15), Vec3(0.2, 0.2, 0.35), 2, 2, 2, 1e5);
+  const std::vector<int> bottom = nodes_at(d, 2, 0.15);
+  for (int i : bottom) d.attachments.push_back({i, kb});
+  const SoftBodyId s = w.add_soft_body(d);
+  for (int n = 0; n < 20; ++n) w.step();
+  const auto x = w.soft_body_state(s).positions;
+  for (int i : bottom) EXPECT_NEAR(x[i].z(), 0.15 + 0.2 * 0.2, 1e-12);
+  EXPECT_GT(x.back().z(), 0.35 + 0.01);  // the rest was pulled up after it
+}
+
+// A clone steps on identically.
+TEST(SoftBody, CloneStepsIdentically) {
+  World w(implicit_euler(0.01, Vec3(0, 0, -9.81)));
+  const BodyId p = w.add_body(plate(Vec3(0.1, 0.1, 0.375), 0.5));
+  JointDef j;
+  j.type = JointType::Ball;
+  j.body_b = p;
+  j.anchor = Vec3(0.0, 0.1, 0.4);
+  w.add_joint(j);
+  SoftBodyDef d = soft_box(Vec3(0, 0, 0.15), Vec3(0.2, 0.2, 0.35), 2, 2, 2, 1e5);
+  for (int i : nodes_at(d, 2, 0.35)) d.attachments.push_back({i, p});
+  const SoftBodyId s = w.add_soft_body(d);
+  for (int n = 0; n < 10; ++n) w.step();
+  World c = w.clone();
+  for (int n = 0; n < 10; ++n) {
+    w.step();
+    c.step();
+  }
+  const auto a = w.soft_body_state(s).positions, b = c.soft_body_state(s).positions;
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]);
+  EXPECT_EQ(w.coordinates(p), c.coordinates(p));
+}
+
+// save_state / restore_state carry the soft bodies: stepping on from a restored state
+// repeats the steps bit for bit.
+TEST(SoftBody, RestoredStateStepsIdentically) {
+  World w(implicit_euler(0.01, Vec3(0, 0, -9.81)));
+  const BodyId p = w.add_body(plate(Vec3(0.1, 0.1, 0.375), 0.5));
+  JointDef j;
+  j.type = JointType::Ball;
+  j.body_b = p;
+  j.anchor = Vec3(0.0, 0.1, 0.4);
+  w.add_joint(j);
+  SoftBodyDef d = soft_box(Vec3(0, 0, 0.15), Vec3(0.2, 0.2, 0.35), 2, 2, 2, 1e5);
+  for (int i : nodes_at(d, 2, 0.35)) d.attachments.push_back({i, p});
+  const SoftBodyId s = w.add_soft_body(d);
+  for (int n = 0; n < 10; ++n) w.step();
+  const WorldState saved = w.save_state();
+  for (int n = 0; n < 10; ++n) w.step();
+  const auto a = w.soft_body_state(s);
+  const Vec12 qa = w.coordinates(p);
+  w.restore_state(saved);
+  for (int n = 0; n < 10; ++n) w.step();
+  const auto b = w.soft_body_state(s);
+  for (std::size_t i = 0; i < a.positions.size(); ++i) {
+    EXPECT_EQ(a.positions[i], b.positions[i]);
+    EXPECT_EQ(a.velocities[i], b.velocities[i]);
+  }
+  EXPECT_EQ(qa, w.coordinates(p));
+  // Another soft body model does not take it.
+  World other(implicit_euler(0.01, Vec3(0, 0, -9.81)));
+  other.add_body(plate(Vec3(0.1, 0.1, 0.375), 0.5));
+  other.add_joint(j);
+  d.material.youngs_modulus = 2e5;
+  other.add_soft_body(d);
+  EXPECT_THROW(other.restore_state(saved), InvalidArgument);
+}
+
+TEST(SoftBody, BadInputIsNamed) {
+  World w(implicit_euler(0.01, Vec3::Zero()));
+  const BodyId p = w.add_body(plate(Vec3(0, 0, 0), 1.0));
+  auto expect_error = [&](const SoftBodyDef& d, const std::string& what) {
+    try {
+      w.add_soft_body(d);
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("soft body 'blob'"), std::string::npos) << e.what();
+    }
+  };
+  const SoftBodyDef good = soft_box(Vec3(0, 0, 0.1), Vec3(0.1, 0.1, 0.2), 1, 1, 1, 1e5);
+  SoftBodyDef d = good;
+  d.tets[2][1] = 99;
+  expect_error(d, "tet 2");
+  d = good;
+  d.attachments = {{0, p}, {0, p}};
+  expect_error(d, "attachment 1: node 0 is attached already");
+  d = good;
+  d.attachments = {{100, p}};
+  expect_error(d, "attachment 0: node 100 out of range");
+  d = good;
+  d.attachments = {{0, BodyId{7}}};
+  expect_error(d, "attachment 0: unknown body id 7");
+  d = good;
+  d.material.poisson_ratio = 0.5;
+  expect_error(d, "Poisson ratio");
+  d = good;
+  d.tets.clear();
+  expect_error(d, "no tets");
+  EXPECT_EQ(w.soft_body_count(), 0u);
+  // Inverted tets are reoriented, not rejected.
+  d = good;
+  for (auto& t : d.tets) std::swap(t[0], t[1]);
+  EXPECT_NO_THROW(w.add_soft_body(d));
+  EXPECT_EQ(w.soft_body_count(), 1u);
+  expect_error(good, "the name is taken");
+}
+
+}  // namespace
+}  // namespace mabd
