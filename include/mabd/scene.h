@@ -10,6 +10,7 @@
 #include "mabd/body.h"
 #include "mabd/joint.h"
 #include "mabd/settings.h"
+#include "mabd/soft_body.h"
 
 namespace mabd {
 
@@ -22,6 +23,12 @@ struct SceneJoint {
   std::string body_b;    ///< name of the second body, or "world"
 };
 
+/// A soft body as written in a scene: its attachments name their bodies.
+struct SceneSoftBody {
+  SoftBodyDef def;                        ///< attachment body ids are filled by build_world
+  std::vector<std::string> attach_bodies; ///< per def.attachments entry: a body or "world"
+};
+
 /// A parsed, validated scene: settings plus body definitions (meshes already loaded).
 struct Scene {
   std::string path;                          ///< file it came from ("" if from a string)
@@ -29,6 +36,7 @@ struct Scene {
   std::map<std::string, Material> materials;
   std::vector<BodyDef> bodies;
   std::vector<SceneJoint> joints;
+  std::vector<SceneSoftBody> soft_bodies;   ///< "soft_bodies", added after the joints
   /// Pairs of bodies (by name) that never collide with each other ("collision_exclude").
   std::vector<std::pair<std::string, std::string>> collision_exclude;
   /// Steps `mabd run` takes when no --steps is given (settings.steps, default 1000).

@@ -57,6 +57,7 @@ int bench_command(const BenchOptions& options) {
       {"body", &StepStats::body_ms, {}},     {"rows", &StepStats::rows_ms, {}},
       {"dual", &StepStats::dual_ms, {}},     {"contact", &StepStats::contact_ms, {}},
       {"check", &StepStats::check_ms, {}},   {"finish", &StepStats::finish_ms, {}}};
+  if (world.soft_body_count() > 0) phases.push_back({"soft", &StepStats::soft_ms, {}});
   std::vector<double> step_ms;
   step_ms.reserve(static_cast<std::size_t>(steps));
   for (Phase& phase : phases) phase.values.reserve(static_cast<std::size_t>(steps));

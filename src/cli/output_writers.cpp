@@ -276,6 +276,10 @@ void StatsJsonlWriter::write(const World& world) {
   line["rows_ms"] = stats.rows_ms;
   line["check_ms"] = stats.check_ms;
   line["finish_ms"] = stats.finish_ms;
+  if (world.soft_body_count() > 0) {
+    line["soft_ms"] = stats.soft_ms;
+    line["attachment_residual"] = stats.attachment_residual;
+  }
   buffer_ = line.dump();
   buffer_ += '\n';
   file_.write(buffer_);

@@ -74,6 +74,28 @@ World build(const Scene& scene, Scene* release) {
     }
   }
   if (release) std::vector<SceneJoint>().swap(release->joints);
+  for (std::size_t i = 0; i < scene.soft_bodies.size(); ++i) {
+    const SceneSoftBody& soft = scene.soft_bodies[i];
+    std::string item = "soft_bodies[" + std::to_string(i) + "]";
+    if (!soft.def.name.empty()) item += " '" + soft.def.name + "'";
+    SoftBodyDef def = soft.def;
+    for (std::size_t k = 0; k < def.attachments.size(); ++k) {
+      const std::string& name = soft.attach_bodies[k];
+      if (name == "world") continue;
+      const auto id = world.find_body(name);
+      if (!id) io::throw_scene_error(file, item, "attach: unknown body '" + name + "'");
+      def.attachments[k].body = *id;
+    }
+    try {
+      world.add_soft_body(def);
+    } catch (const InvalidArgument& e) {
+      // The world names the soft body itself; the item label already does.
+      std::string what = e.what();
+      const std::string prefix = "soft body '" + def.name + "': ";
+      if (!def.name.empty() && what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+      io::throw_scene_error(file, item, what);
+    }
+  }
   check_solver_choice(world, file);
   for (std::size_t i = 0; i < scene.collision_exclude.size(); ++i) {
     const auto& [name_a, name_b] = scene.collision_exclude[i];

@@ -384,6 +384,38 @@ TrajectoryRecorder::TrajectoryRecorder(const World& world, const std::vector<Bod
     poses.push_back(world.pose(id));
   }
   init(names, kinds, bodies, poses);
+  for (std::uint32_t k = 0; k < world.soft_body_count(); ++k) {
+    soft_.push_back(soft_track(world, SoftBodyId{k}));
+  }
+}
+
+SoftTrack soft_track(const World& world, SoftBodyId id) {
+  SoftTrack t;
+  t.name = world.soft_body_name(id);
+  if (t.name.empty()) t.name = "soft" + std::to_string(id.index);
+  // Faces of one tet only, outward for a positively oriented tet (a, b, c, d).
+  std::map<std::array<int, 3>, std::array<int, 3>> faces;  // sorted nodes -> oriented face
+  for (const auto& e : world.soft_body_tets(id)) {
+    const std::array<std::array<int, 3>, 4> f = {{{e[1], e[2], e[3]},
+                                                  {e[0], e[3], e[2]},
+                                                  {e[0], e[1], e[3]},
+                                                  {e[0], e[2], e[1]}}};
+    for (const auto& face : f) {
+      std::array<int, 3> key = face;
+      std::sort(key.begin(), key.end());
+      auto [it, inserted] = faces.emplace(key, face);
+      if (!inserted) faces.erase(it);
+    }
+  }
+  std::map<int, std::uint32_t> index;
+  for (const auto& [key, face] : faces) {
+    for (int v : face) {
+      auto [it, inserted] = index.emplace(v, static_cast<std::uint32_t>(t.nodes.size()));
+      if (inserted) t.nodes.push_back(static_cast<std::uint32_t>(v));
+      t.triangles.push_back(it->second);
+    }
+  }
+  return t;
 }
 
 TrajectoryRecorder::TrajectoryRecorder(const std::vector<BodyDef>& bodies) {
@@ -488,6 +520,13 @@ void TrajectoryRecorder::record(const World& world) {
   for (std::size_t i = 0; i < n; ++i) {
     push_pose(i, world.pose(BodyId{static_cast<std::uint32_t>(i)}));
   }
+  for (std::size_t k = 0; k < soft_.size(); ++k) {
+    SoftTrack& t = soft_[k];
+    const SoftBodyState st = world.soft_body_state(SoftBodyId{static_cast<std::uint32_t>(k)});
+    for (std::uint32_t v : t.nodes) {
+      for (int c = 0; c < 3; ++c) t.positions.push_back(static_cast<float>(st.positions[v][c]));
+    }
+  }
 }
 
 void TrajectoryRecorder::record(double time, const std::vector<Pose>& poses) {
@@ -503,12 +542,122 @@ void TrajectoryRecorder::record(double time, const std::vector<Pose>& poses) {
 
 namespace {
 
+/// Accessor of `count` float vectors of `type` (3 or 4 floats) appended to the buffer, with
+/// min and max when `bounds` (POSITION accessors need them).
+int add_floats(tinygltf::Model& model, const float* data, std::size_t count, int type,
+               bool bounds) {
+  const int width = type == TINYGLTF_TYPE_VEC3 ? 3 : (type == TINYGLTF_TYPE_VEC4 ? 4 : 1);
+  const std::size_t bytes = count * width * sizeof(float);
+  std::vector<unsigned char>& buffer = model.buffers[0].data;
+  const int view = add_view(model, append_bytes(buffer, data, bytes), bytes, 0);
+  const int accessor = add_accessor(model, view, 0, TINYGLTF_COMPONENT_TYPE_FLOAT, type, count);
+  if (bounds) {
+    std::vector<double> lo(width, std::numeric_limits<double>::infinity());
+    std::vector<double> hi(width, -std::numeric_limits<double>::infinity());
+    for (std::size_t v = 0; v < count; ++v) {
+      for (int k = 0; k < width; ++k) {
+        lo[k] = std::min<double>(lo[k], data[v * width + k]);
+        hi[k] = std::max<double>(hi[k], data[v * width + k]);
+      }
+    }
+    model.accessors[accessor].minValues = lo;
+    model.accessors[accessor].maxValues = hi;
+  }
+  return accessor;
+}
+
+/// One mesh and node per soft body: its surface at frame 0 (base positions and normals) and
+/// one morph target per frame. Returns the nodes.
+std::vector<int> add_soft_meshes(tinygltf::Model& model, const std::vector<SoftTrack>& soft,
+                                 std::size_t frames) {
+  std::vector<int> nodes;
+  if (frames == 0) return nodes;
+  tinygltf::Material material;
+  material.name = "soft";
+  material.pbrMetallicRoughness.baseColorFactor = {0.35, 0.70, 0.40, 1.0};
+  material.pbrMetallicRoughness.metallicFactor = 0.0;
+  material.pbrMetallicRoughness.roughnessFactor = 0.7;
+  model.materials.push_back(material);
+  const int material_index = static_cast<int>(model.materials.size() - 1);
+  for (const SoftTrack& t : soft) {
+    const std::size_t v = t.nodes.size();
+    const float* base = t.positions.data();
+    // Area-weighted vertex normals of the base surface.
+    std::vector<float> normals(3 * v, 0.0f);
+    for (std::size_t k = 0; k + 2 < t.triangles.size(); k += 3) {
+      Eigen::Vector3f x[3];
+      for (int c = 0; c < 3; ++c) x[c] = Eigen::Vector3f(base + 3 * t.triangles[k + c]);
+      const Eigen::Vector3f nrm = (x[1] - x[0]).cross(x[2] - x[0]);
+      for (int c = 0; c < 3; ++c) {
+        for (int d = 0; d < 3; ++d) normals[3 * t.triangles[k + c] + d] += nrm[d];
+      }
+    }
+    for (std::size_t i = 0; i < v; ++i) {
+      Eigen::Map<Eigen::Vector3f> nrm(normals.data() + 3 * i);
+      if (nrm.norm() > 0) nrm.normalize();
+    }
+    tinygltf::Primitive primitive;
+    primitive.attributes["POSITION"] = add_floats(model, base, v, TINYGLTF_TYPE_VEC3, true);
+    primitive.attributes["NORMAL"] =
+        add_floats(model, normals.data(), v, TINYGLTF_TYPE_VEC3, false);
+    const std::size_t index_bytes = t.triangles.size() * sizeof(std::uint32_t);
+    std::vector<unsigned char>& buffer = model.buffers[0].data;
+    const int index_view =
+        add_view(model, append_bytes(buffer, t.triangles.data(), index_bytes), index_bytes,
+                 TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
+    primitive.indices = add_accessor(model, index_view, 0, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
+                                     TINYGLTF_TYPE_SCALAR, t.triangles.size());
+    primitive.material = material_index;
+    primitive.mode = TINYGLTF_MODE_TRIANGLES;
+    std::vector<float> shift(3 * v);
+    for (std::size_t f = 0; f < frames; ++f) {
+      for (std::size_t k = 0; k < 3 * v; ++k) shift[k] = t.positions[f * 3 * v + k] - base[k];
+      primitive.targets.push_back(
+          {{"POSITION", add_floats(model, shift.data(), v, TINYGLTF_TYPE_VEC3, true)}});
+    }
+    tinygltf::Mesh mesh;
+    mesh.name = t.name;
+    mesh.primitives.push_back(primitive);
+    mesh.weights.assign(frames, 0.0);
+    model.meshes.push_back(mesh);
+    tinygltf::Node node;
+    node.name = t.name;
+    node.mesh = static_cast<int>(model.meshes.size() - 1);
+    model.nodes.push_back(node);
+    nodes.push_back(static_cast<int>(model.nodes.size() - 1));
+  }
+  return nodes;
+}
+
+/// The soft bodies' weights channels: target f at full weight at frame f.
+void add_soft_weights(tinygltf::Model& model, tinygltf::Animation& animation,
+                      const std::vector<int>& nodes, int input, std::size_t frames) {
+  if (nodes.empty()) return;
+  std::vector<float> weights(frames * frames, 0.0f);
+  for (std::size_t f = 0; f < frames; ++f) weights[f * frames + f] = 1.0f;
+  const int output =
+      add_floats(model, weights.data(), frames * frames, TINYGLTF_TYPE_SCALAR, false);
+  for (int node : nodes) {
+    tinygltf::AnimationSampler sampler;
+    sampler.input = input;
+    sampler.output = output;
+    sampler.interpolation = "LINEAR";
+    animation.samplers.push_back(sampler);
+    tinygltf::AnimationChannel channel;
+    channel.sampler = static_cast<int>(animation.samplers.size() - 1);
+    channel.target_node = node;
+    channel.target_path = "weights";
+    animation.channels.push_back(channel);
+  }
+}
+
 tinygltf::Model build_model(const std::vector<std::string>& names,
                             const std::vector<std::uint32_t>& body_mesh,
                             const std::vector<ShapeDef>& mesh_shapes,
                             const std::vector<BodyKind>& mesh_kinds,
                             const std::vector<std::array<double, 3>>& mesh_squares,
-                            const std::vector<float>& times, const std::vector<float>& poses) {
+                            const std::vector<float>& times, const std::vector<float>& poses,
+                            const std::vector<SoftTrack>& soft) {
   tinygltf::Model model;
   model.asset.version = "2.0";
   model.asset.generator = "mabd";
@@ -616,13 +765,15 @@ tinygltf::Model build_model(const std::vector<std::string>& names,
     }
     model.nodes.push_back(node);
   }
+  const std::vector<int> soft_nodes = add_soft_meshes(model, soft, frames);
+  for (int node : soft_nodes) model.nodes[0].children.push_back(node);
   tinygltf::Scene scene;
   scene.name = "mabd";
   scene.nodes = {0};
   model.scenes.push_back(scene);
   model.defaultScene = 0;
 
-  if (frames == 0 || n == 0) return model;
+  if (frames == 0 || (n == 0 && soft.empty())) return model;
 
   // Animation: times, then translations and rotations body after body.
   const std::size_t time_bytes = frames * sizeof(float);
@@ -633,48 +784,50 @@ tinygltf::Model build_model(const std::vector<std::string>& names,
   model.accessors[input].minValues = {*std::min_element(times.begin(), times.end())};
   model.accessors[input].maxValues = {*std::max_element(times.begin(), times.end())};
 
-  const std::size_t translation_bytes = n * frames * 3 * sizeof(float);
-  const std::size_t rotation_bytes = n * frames * 4 * sizeof(float);
-  while (buffer.size() % 4 != 0) buffer.push_back(0);
-  const std::size_t translation_offset = buffer.size();
-  const std::size_t rotation_offset = translation_offset + translation_bytes;
-  buffer.resize(rotation_offset + rotation_bytes);
-  {
-    float* translation = reinterpret_cast<float*>(buffer.data() + translation_offset);
-    float* rotation = reinterpret_cast<float*>(buffer.data() + rotation_offset);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t f = 0; f < frames; ++f) {
-        const float* p = poses.data() + (f * n + i) * kFloatsPerPose;
-        std::memcpy(translation + (i * frames + f) * 3, p, 3 * sizeof(float));
-        std::memcpy(rotation + (i * frames + f) * 4, p + 3, 4 * sizeof(float));
-      }
-    }
-  }
-  const int translation_view = add_view(model, translation_offset, translation_bytes, 0);
-  const int rotation_view = add_view(model, rotation_offset, rotation_bytes, 0);
-
   tinygltf::Animation animation;
   animation.name = "simulation";
-  animation.samplers.reserve(2 * n);
-  animation.channels.reserve(2 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const int outputs[2] = {
-        add_accessor(model, translation_view, i * frames * 3 * sizeof(float),
-                     TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC3, frames),
-        add_accessor(model, rotation_view, i * frames * 4 * sizeof(float),
-                     TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC4, frames)};
-    const char* paths[2] = {"translation", "rotation"};
-    for (int c = 0; c < 2; ++c) {
-      tinygltf::AnimationSampler sampler;
-      sampler.input = input;
-      sampler.output = outputs[c];
-      sampler.interpolation = "LINEAR";
-      animation.samplers.push_back(sampler);
-      tinygltf::AnimationChannel channel;
-      channel.sampler = static_cast<int>(animation.samplers.size() - 1);
-      channel.target_node = static_cast<int>(i + 1);
-      channel.target_path = paths[c];
-      animation.channels.push_back(channel);
+  add_soft_weights(model, animation, soft_nodes, input, frames);
+  if (n > 0) {
+    const std::size_t translation_bytes = n * frames * 3 * sizeof(float);
+    const std::size_t rotation_bytes = n * frames * 4 * sizeof(float);
+    while (buffer.size() % 4 != 0) buffer.push_back(0);
+    const std::size_t translation_offset = buffer.size();
+    const std::size_t rotation_offset = translation_offset + translation_bytes;
+    buffer.resize(rotation_offset + rotation_bytes);
+    {
+      float* translation = reinterpret_cast<float*>(buffer.data() + translation_offset);
+      float* rotation = reinterpret_cast<float*>(buffer.data() + rotation_offset);
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t f = 0; f < frames; ++f) {
+          const float* p = poses.data() + (f * n + i) * kFloatsPerPose;
+          std::memcpy(translation + (i * frames + f) * 3, p, 3 * sizeof(float));
+          std::memcpy(rotation + (i * frames + f) * 4, p + 3, 4 * sizeof(float));
+        }
+      }
+    }
+    const int translation_view = add_view(model, translation_offset, translation_bytes, 0);
+    const int rotation_view = add_view(model, rotation_offset, rotation_bytes, 0);
+    animation.samplers.reserve(2 * n);
+    animation.channels.reserve(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int outputs[2] = {
+          add_accessor(model, translation_view, i * frames * 3 * sizeof(float),
+                       TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC3, frames),
+          add_accessor(model, rotation_view, i * frames * 4 * sizeof(float),
+                       TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC4, frames)};
+      const char* paths[2] = {"translation", "rotation"};
+      for (int c = 0; c < 2; ++c) {
+        tinygltf::AnimationSampler sampler;
+        sampler.input = input;
+        sampler.output = outputs[c];
+        sampler.interpolation = "LINEAR";
+        animation.samplers.push_back(sampler);
+        tinygltf::AnimationChannel channel;
+        channel.sampler = static_cast<int>(animation.samplers.size() - 1);
+        channel.target_node = static_cast<int>(i + 1);
+        channel.target_path = paths[c];
+        animation.channels.push_back(channel);
+      }
     }
   }
   model.animations.push_back(animation);
@@ -685,7 +838,8 @@ tinygltf::Model build_model(const std::vector<std::string>& names,
 
 std::string TrajectoryRecorder::to_glb() const {
   const tinygltf::Model model =
-      build_model(names_, body_mesh_, mesh_shapes_, mesh_kinds_, mesh_squares_, times_, poses_);
+      build_model(names_, body_mesh_, mesh_shapes_, mesh_kinds_, mesh_squares_, times_, poses_,
+                  soft_);
   std::ostringstream out(std::ios::binary);
   tinygltf::TinyGLTF writer;
   if (!writer.WriteGltfSceneToStream(&model, out, false, true)) {
@@ -699,7 +853,7 @@ void TrajectoryRecorder::write_glb(const std::string& path) const {
   {
     const tinygltf::Model model =
         build_model(names_, body_mesh_, mesh_shapes_, mesh_kinds_, mesh_squares_, times_,
-                    poses_);
+                    poses_, soft_);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (out) {
       tinygltf::TinyGLTF writer;

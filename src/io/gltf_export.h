@@ -32,7 +32,21 @@ GltfEstimate estimate_gltf(std::size_t bodies, std::size_t frames);
 /// of the other bodies' initial bounding spheres seen in the plane.
 inline constexpr double kMinPlaneHalfSize = 10.0;
 
+/// A soft body's surface over time, for the glTF export: the boundary faces of its tets.
+struct SoftTrack {
+  std::string name;
+  std::vector<std::uint32_t> nodes;      ///< surface nodes (indices of the soft body's nodes)
+  std::vector<std::uint32_t> triangles;  ///< 3 per outward-facing triangle, into `nodes`
+  std::vector<float> positions;          ///< per frame, per surface node: x, y, z (m, world)
+};
+
+/// The surface of soft body `id` of `world` (no frames yet).
+SoftTrack soft_track(const World& world, SoftBodyId id);
+
 /// Records body poses of a World over time and writes them as one binary glTF file.
+/// Soft bodies are meshes of their surface whose node positions are morph targets, one per
+/// frame (x_f - x_0), animated by their weights (one-hot per frame, linear in between): 12
+/// bytes per surface node and frame, and 4 per frame squared.
 ///
 /// The recorder keeps, per frame, the time and every exported body's pose as floats
 /// (28 bytes per body and frame). Meshes are built when the file is written. A plane is drawn
@@ -83,6 +97,7 @@ class TrajectoryRecorder {
   std::vector<float> times_;              ///< s, per frame
   /// Per frame, per body: x, y, z, qx, qy, qz, qw.
   std::vector<float> poses_;
+  std::vector<SoftTrack> soft_;           ///< the world's soft bodies (World constructor)
 
   /// Names, kinds and meshes of the exported bodies, `poses` their initial poses.
   void init(const std::vector<std::string>& names, const std::vector<BodyKind>& kinds,

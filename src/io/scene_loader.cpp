@@ -17,6 +17,7 @@
 #include "io/keyframes.h"
 #include "io/mjcf.h"
 #include "io/scene_models.h"
+#include "io/scene_soft.h"
 #include "io/urdf.h"
 #include "io/unit_checks.h"
 #include "mabd/error.h"
@@ -32,7 +33,8 @@ using io::Node;
 
 const std::vector<std::string> kTopLevelFields = {
     "description", "settings",  "materials",  "bodies",
-    "joints",      "colliders", "generators", "collision_exclude", "models"};
+    "joints",      "colliders", "generators", "collision_exclude", "models",
+    "soft_bodies"};
 const std::vector<std::string> kReservedFields = {"colliders"};
 const std::vector<std::string> kSettingsFields = {
     "dt",         "gravity",          "newton_iterations", "tolerance",
@@ -832,6 +834,11 @@ Scene parse_scene(const std::string& json_text, const std::string& name,
   scene.joints.insert(scene.joints.end(), std::make_move_iterator(model_joints.begin()),
                       std::make_move_iterator(model_joints.end()));
 
+  if (auto n = top.get("soft_bodies")) {
+    io::add_soft_bodies(
+        *n, base_dir, [&](const Node& m) { return parse_material_ref(m, scene.materials); },
+        scene);
+  }
   if (auto n = top.get("collision_exclude")) {
     scene.collision_exclude = parse_collision_exclude(*n, scene.bodies);
   }

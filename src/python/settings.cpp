@@ -95,6 +95,10 @@ void bind_settings(py::module_& m) {
       .def_readonly("check_ms", &StepStats::check_ms, "convergence and state checks (ms)")
       .def_readonly("finish_ms", &StepStats::finish_ms,
                     "finish: velocities, limit impacts, joint state (ms)")
+      .def_readonly("soft_ms", &StepStats::soft_ms,
+                    "soft bodies' Newton iterations and attachment rows (ms)")
+      .def_readonly("attachment_residual", &StepStats::attachment_residual,
+                    "largest soft body attachment violation after the step (m)")
       .def_readonly("body_contacts", &StepStats::body_contacts,
                     "pushing contact points between dynamic bodies")
       .def("__repr__", [](const StepStats& s) {

@@ -593,4 +593,66 @@ TEST_F(GltfExportTest, CliRejectsGltfOptionsWithCsv) {
   EXPECT_NE(err_.find("--frame-every"), std::string::npos) << err_;
 }
 
+// A soft body is a mesh of its tets' boundary faces, one morph target per frame (x_f - x_0)
+// and a weights channel that selects frame f at its time.
+TEST_F(GltfExportTest, SoftBodySurfaceIsMorphedFrameByFrame) {
+  const mabd::Scene scene = mabd::parse_scene(R"({
+    "settings": {"dt": 0.01, "gravity": [0, 0, -9.81]},
+    "bodies": [],
+    "soft_bodies": [{"name": "cube", "box": {"size": [0.1, 0.1, 0.1], "cells": [1, 1, 1]},
+                     "material": {"density": 1000, "youngs_modulus": 1e5, "poisson_ratio": 0.3}}]
+  })", "soft.json");
+  mabd::World world = mabd::build_world(scene);
+  mabd::io::TrajectoryRecorder recorder(world, scene.bodies);
+  recorder.record(world);
+  for (int f = 1; f < 4; ++f) {
+    for (int k = 0; k < 5; ++k) world.step();
+    recorder.record(world);
+  }
+  const fs::path path = tmp("soft.glb");
+  recorder.write_glb(path.string());
+  const tinygltf::Model model = load_glb(path);
+  const int node = find_node(model, "cube");
+  ASSERT_GE(node, 0);
+  const tinygltf::Mesh& mesh = model.meshes.at(model.nodes[node].mesh);
+  ASSERT_EQ(mesh.primitives.size(), 1u);
+  const tinygltf::Primitive& prim = mesh.primitives[0];
+  // A cube cut into 6 tets: 8 surface nodes, 12 triangles, every one facing outward.
+  const int position = prim.attributes.at("POSITION");
+  EXPECT_EQ(model.accessors.at(position).count, 8u);
+  EXPECT_EQ(model.accessors.at(prim.indices).count, 36u);
+  ASSERT_EQ(prim.targets.size(), 4u);
+  // Free fall of 15 steps (implicit Euler: g h^2 n (n + 1) / 2) in the last target; the
+  // root node turns z up into glTF's y up, so the shift is along the mesh's own z.
+  const double drop = 9.81 * 0.01 * 0.01 * 15 * 16 / 2;
+  for (std::size_t v = 0; v < 8; ++v) {
+    const std::vector<float> d = read_floats(model, prim.targets[3].at("POSITION"), v);
+    EXPECT_NEAR(d[2], -drop, 1e-5) << "vertex " << v;
+    EXPECT_NEAR(d[0], 0, 1e-6);
+  }
+  // Weights: one-hot rows, frame f selecting target f.
+  const auto& anim = model.animations.at(0);
+  const int weights = channel_output(anim, node, "weights");
+  ASSERT_GE(weights, 0);
+  EXPECT_EQ(model.accessors.at(weights).count, 16u);
+  for (std::size_t k = 0; k < 16; ++k) {
+    EXPECT_EQ(read_floats(model, weights, k)[0], k % 5 == 0 ? 1.0f : 0.0f) << k;
+  }
+  // Outward faces: the signed volume of the surface is the cube's.
+  const tinygltf::Accessor& idx = model.accessors.at(prim.indices);
+  const tinygltf::BufferView& iview = model.bufferViews.at(idx.bufferView);
+  const auto* index = reinterpret_cast<const std::uint32_t*>(
+      model.buffers[0].data.data() + iview.byteOffset + idx.byteOffset);
+  double volume = 0;
+  for (std::size_t k = 0; k < 36; k += 3) {
+    Eigen::Vector3d x[3];
+    for (int c = 0; c < 3; ++c) {
+      const std::vector<float> p = read_floats(model, position, index[k + c]);
+      x[c] = Eigen::Vector3d(p[0], p[1], p[2]);
+    }
+    volume += x[0].dot(x[1].cross(x[2])) / 6;
+  }
+  EXPECT_NEAR(volume, 1e-3, 1e-9);
+}
+
 }  // namespace
