@@ -571,7 +571,7 @@ int add_floats(tinygltf::Model& model, const float* data, std::size_t count, int
 std::vector<int> add_soft_meshes(tinygltf::Model& model, const std::vector<SoftTrack>& soft,
                                  std::size_t frames) {
   std::vector<int> nodes;
-  if (frames == 0) return nodes;
+  if (frames == 0 || soft.empty()) return nodes;
   tinygltf::Material material;
   material.name = "soft";
   material.pbrMetallicRoughness.baseColorFactor = {0.35, 0.70, 0.40, 1.0};
