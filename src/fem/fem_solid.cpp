@@ -304,4 +304,28 @@ Eigen::VectorXd FemSolid::solve_hessian(const Eigen::VectorXd& r) const {
   return y;
 }
 
+Eigen::MatrixXd FemSolid::hessian_columns(const std::vector<int>& coords) const {
+  const int n = model_.num_nodes();
+  if (!system_.factored()) {
+    throw InvalidArgument("FemSolid::hessian_columns: no valid factor (call factor_hessian, "
+                          "step or static_solve first)");
+  }
+  const int k = static_cast<int>(coords.size());
+  Eigen::MatrixXd rf = Eigen::MatrixXd::Zero(system_.size(), k);
+  for (int j = 0; j < k; ++j) {
+    const int c = coords[j];
+    if (c < 0 || c >= 3 * n || dof_[c / 3] < 0) {
+      throw InvalidArgument("FemSolid::hessian_columns: coordinate " + std::to_string(c) +
+                            " is not a free node's");
+    }
+    rf(dof_[c / 3] + c % 3, j) = 1;
+  }
+  const Eigen::MatrixXd yf = system_.solve_many(rf);
+  Eigen::MatrixXd y = Eigen::MatrixXd::Zero(3 * n, k);
+  for (int i = 0; i < n; ++i) {
+    if (dof_[i] >= 0) y.middleRows<3>(3 * i) = yf.middleRows<3>(dof_[i]);
+  }
+  return y;
+}
+
 }  // namespace mabd::fem

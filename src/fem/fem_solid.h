@@ -136,6 +136,10 @@ class FemSolid {
   /// InvalidArgument on a wrong size or if there is no valid factor (none yet, or the last
   /// factorisation failed).
   Eigen::VectorXd solve_hessian(const Eigen::VectorXd& r) const;
+  /// Columns of H^{-1} with the current factor: column k is H^{-1} e_c for c = coords[k], a
+  /// coordinate of a free node (3 i + axis); 3N rows (m/N), zero on pinned nodes. Throws
+  /// InvalidArgument as solve_hessian does, or for a pinned or out-of-range coordinate.
+  Eigen::MatrixXd hessian_columns(const std::vector<int>& coords) const;
   /// Symbolic analyses and numeric factorisations done so far (the first stays 1).
   int analyses() const { return system_.analyses(); }
   int factorizations() const { return system_.factorizations(); }

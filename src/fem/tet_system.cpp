@@ -144,6 +144,24 @@ Eigen::VectorXd TetSystem::solve(const Eigen::VectorXd& r) const {
   return Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(m.X->x), n_);
 }
 
+Eigen::MatrixXd TetSystem::solve_many(const Eigen::MatrixXd& r) const {
+  if (n_ == 0 || r.cols() == 0) return Eigen::MatrixXd(n_, r.cols());
+  if (!factored_) return Eigen::MatrixXd::Constant(n_, r.cols(), std::nan(""));
+  Impl& m = *impl_;
+  cholmod_dense B{};
+  B.nrow = B.d = static_cast<size_t>(n_);
+  B.ncol = static_cast<size_t>(r.cols());
+  B.nzmax = B.nrow * B.ncol;
+  B.x = const_cast<double*>(r.data());  // read only
+  B.xtype = CHOLMOD_REAL;
+  B.dtype = CHOLMOD_DOUBLE;
+  if (!m.L || !cholmod_solve2(CHOLMOD_A, m.L, &B, nullptr, &m.X, nullptr, &m.Y, &m.E, &m.common) ||
+      !m.X) {
+    return Eigen::MatrixXd::Constant(n_, r.cols(), std::nan(""));
+  }
+  return Eigen::Map<const Eigen::MatrixXd>(static_cast<const double*>(m.X->x), n_, r.cols());
+}
+
 Eigen::VectorXd TetSystem::multiply(const Eigen::VectorXd& y) const {
   return impl_->A.selfadjointView<Eigen::Upper>() * y;
 }

@@ -42,6 +42,9 @@ class TetSystem {
   /// failed or there was none.
   Eigen::VectorXd solve(const Eigen::VectorXd& r) const;
 
+  /// Solves A Y = R for every column of R at once (one pass over the factor).
+  Eigen::MatrixXd solve_many(const Eigen::MatrixXd& r) const;
+
   /// A times y for the current values (free coordinates).
   Eigen::VectorXd multiply(const Eigen::VectorXd& y) const;
 

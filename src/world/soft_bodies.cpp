@@ -269,21 +269,18 @@ double World::Impl::soft_iteration() {
     // Each solid's part: its increment at the attached nodes, and its compliance between
     // them (columns of H_f^{-1}, one solve per row).
     int first = 0;
+    std::vector<int> coords;
     for (const SoftBody& s : soft_bodies) {
       const int k = static_cast<int>(s.links.size());
-      const int nodes = s.solid->model().num_nodes();
-      Eigen::VectorXd e = Eigen::VectorXd::Zero(3 * nodes);
-      for (int i = 0; i < k; ++i) {
-        for (int t = 0; t < 3; ++t) {
-          const int r = first + 3 * i + t, c = 3 * s.links[i].node + t;
-          b[r] += s.dx[c];
-          e[c] = 1;
-          const Eigen::VectorXd z = s.solid->solve_hessian(e);
-          e[c] = 0;
-          for (int j = 0; j < k; ++j) {
-            K.block<3, 1>(first + 3 * j, r) += z.segment<3>(3 * s.links[j].node);
-          }
-        }
+      if (k == 0) continue;
+      coords.clear();
+      for (const SoftLink& l : s.links) {
+        for (int t = 0; t < 3; ++t) coords.push_back(3 * l.node + t);
+      }
+      const Eigen::MatrixXd Z = s.solid->hessian_columns(coords);  // one solve, 3k columns
+      for (int r = 0; r < 3 * k; ++r) {
+        b[first + r] += s.dx[coords[r]];
+        for (int j = 0; j < 3 * k; ++j) K(first + j, first + r) += Z(coords[j], r);
       }
       first += 3 * k;
     }
