@@ -325,6 +325,16 @@ int info_command(const InfoOptions& options) {
     }
     print_field("solved by", solvers);
   }
+  if (world.soft_body_count() > 0) {
+    std::size_t nodes = 0, tets = 0;
+    for (std::uint32_t k = 0; k < world.soft_body_count(); ++k) {
+      nodes += world.soft_body_state(SoftBodyId{k}).positions.size();
+      tets += world.soft_body_tets(SoftBodyId{k}).size();
+    }
+    print_field("soft bodies", std::to_string(world.soft_body_count()) + " (" +
+                                   std::to_string(nodes) + " nodes, " + std::to_string(tets) +
+                                   " tets)");
+  }
 
   if (n > 0 && n <= kMaxTableBodies) {
     std::printf("\n");

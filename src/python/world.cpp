@@ -250,6 +250,32 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
       .def("rigidity_deviation", body_query(&World::rigidity_deviation), py::arg("body"),
            "|A^T A - I|_F (dimensionless).")
       .def("elastic_energy", body_query(&World::elastic_energy), py::arg("body"), "J")
+      .def_property_readonly(
+          "soft_body_count", [](const PyWorld& w) { return w.world.soft_body_count(); },
+          "Number of soft bodies (scene files' soft_bodies).")
+      .def(
+          "soft_body_state",
+          [](const PyWorld& w, std::uint32_t id) {
+            const SoftBodyState st = w.world.soft_body_state(SoftBodyId{id});
+            Eigen::MatrixX3d x(st.positions.size(), 3), v(st.velocities.size(), 3);
+            for (std::size_t i = 0; i < st.positions.size(); ++i) {
+              x.row(static_cast<Eigen::Index>(i)) = st.positions[i].transpose();
+              v.row(static_cast<Eigen::Index>(i)) = st.velocities[i].transpose();
+            }
+            return py::make_tuple(x, v);
+          },
+          py::arg("soft_body"),
+          "(positions (m), velocities (m/s)) of the soft body's nodes, (N, 3) arrays each, "
+          "world frame.")
+      .def(
+          "soft_body_energies",
+          [](const PyWorld& w, std::uint32_t id) {
+            const SoftBodyId s{id};
+            return py::make_tuple(w.world.soft_kinetic_energy(s), w.world.soft_elastic_energy(s),
+                                  w.world.soft_potential_energy(s));
+          },
+          py::arg("soft_body"),
+          "(kinetic, elastic, potential = gravity + elastic) energy of the soft body (J).")
       .def("kinetic_energy", body_or_total<double>(&World::kinetic_energy, &World::kinetic_energy),
            py::arg("body") = py::none(), "J, of one body or (None) of all.")
       .def("potential_energy",
