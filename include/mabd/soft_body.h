@@ -29,11 +29,18 @@ struct SoftAttachment {
 /// With soft bodies the loop goes on until their largest node increment is within
 /// WorldSettings::tolerance (m), up to 30 iterations a step, whatever newton_iterations says:
 /// a single linearised iteration of a nonlinear solid can gain energy.
+/// Contact (WorldSettings::contact, when its model is not None): the nodes on the mesh's
+/// boundary against every colliding body (static, kinematic or dynamic) but the ones the soft
+/// body is attached to, found at the step's start; each is a contact point (normal row and
+/// two friction rows, exact or penalty as the settings say) solved with the attachments in one
+/// complementarity problem over the joints and the solid's compliance. Soft bodies do not
+/// collide with each other or with themselves.
 struct SoftBodyDef {
   std::string name;                       ///< unique among soft bodies; may be empty
   std::vector<Vec3> nodes;                ///< rest positions, world frame at time 0 (m)
   std::vector<std::array<int, 4>> tets;   ///< node indices, any orientation
-  /// density (kg/m^3), Young's modulus (Pa) and Poisson ratio; friction is unused.
+  /// density (kg/m^3), Young's modulus (Pa), Poisson ratio, and the friction coefficient of
+  /// its contacts (combined with the other body's as for bodies: geometric mean).
   Material material{1000.0, 1e6, 0.3, 0.5};
   Vec3 linear_velocity = Vec3::Zero();    ///< initial velocity of every node (m/s)
   std::vector<SoftAttachment> attachments;  ///< one per node at most

@@ -556,4 +556,77 @@ void CollisionWorld::detect(const std::vector<Pose>& poses, double margin,
   m.stats.points = out.size();
 }
 
+void CollisionWorld::detect_points(const std::vector<Pose>& poses, const std::vector<Vec3>& points,
+                                   double margin, const std::function<bool(std::uint32_t)>& skip,
+                                   std::vector<PointContact>& out) {
+  Impl& m = *impl_;
+  out.clear();
+  if (poses.size() != m.bodies.size()) {
+    throw InvalidArgument("collision detect_points: " + std::to_string(poses.size()) +
+                          " poses given for " + std::to_string(m.bodies.size()) + " bodies");
+  }
+  if (points.empty()) return;
+  Vec3 lower = points[0], upper = points[0];
+  for (const Vec3& x : points) {
+    lower = lower.cwiseMin(x);
+    upper = upper.cwiseMax(x);
+  }
+  lower.array() -= margin;
+  upper.array() += margin;
+  // Each point is a sphere of radius 0 (a point) against the body's primitives.
+  Primitive dot;
+  dot.type = ShapeType::Sphere;
+  Contact found[kMaxPairPoints];
+  auto test = [&](std::uint32_t b, const Pose& pose, const Placed& prim) {
+    Vec3 lo, hi;
+    const bool plane = prim.prim->type == ShapeType::Plane;
+    if (!plane) {
+      world_aabb(prim, lo, hi);
+      lo.array() -= margin;
+      hi.array() += margin;
+    }
+    const Mat3 rot_t = pose.orientation.toRotationMatrix().transpose();
+    for (std::uint32_t i = 0; i < points.size(); ++i) {
+      const Vec3& x = points[i];
+      if (plane) {
+        if (prim.rotation.col(2).dot(x - prim.translation) >= margin) continue;
+      } else if ((x.array() < lo.array()).any() || (x.array() > hi.array()).any()) {
+        continue;
+      }
+      Placed p;
+      p.prim = &dot;
+      p.translation = x;
+      const int n = collide(p, prim, margin, m.narrow, found);
+      for (int k = 0; k < std::min(n, 1); ++k) {
+        PointContact c;
+        c.point = i;
+        c.body = b;
+        c.p_body = rot_t * (found[k].p_collider - pose.position);
+        c.normal = found[k].normal;
+        c.gap = found[k].gap;
+        out.push_back(c);
+      }
+    }
+  };
+  for (std::uint32_t b = 0; b < m.bodies.size(); ++b) {
+    const BodyRecord& rec = m.bodies[b];
+    if (rec.geometry == kNone || (skip && skip(b))) continue;
+    const Geometry& geo = m.geometries[rec.geometry];
+    const Pose& pose = poses[b];
+    const Mat3 rot = pose.orientation.toRotationMatrix();
+    for (const Primitive& prim : geo.prims) {
+      const Placed placed = place(prim, rot, pose.position);
+      if (prim.type != ShapeType::Plane) {
+        // Bounding sphere against the points' box.
+        const Vec3 c = placed.bound_center();
+        if (!sphere_hits_box(c, prim.bound_radius + margin, lower, upper)) continue;
+      }
+      test(b, pose, placed);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const PointContact& x, const PointContact& y) {
+    return x.point != y.point ? x.point < y.point : x.body < y.body;
+  });
+}
+
 }  // namespace mabd::detail

@@ -39,6 +39,15 @@ struct ContactPoint {
   double collider_radius = 0;
 };
 
+/// One point (a soft body's node) near a body's surface (CollisionWorld::detect_points).
+struct PointContact {
+  std::uint32_t point = 0;   ///< index in the points given
+  std::uint32_t body = 0;    ///< the body (static, kinematic or dynamic)
+  Vec3 p_body = Vec3::Zero();  ///< closest point on the body's surface, its user frame (m)
+  Vec3 normal = Vec3::UnitZ();   ///< unit, world, from the body towards the point
+  double gap = 0;            ///< normal . (point - surface point) (m); negative = inside
+};
+
 /// How one body takes part in collision detection.
 struct CollisionGeometry {
   BodyKind kind = BodyKind::Dynamic;
@@ -91,6 +100,13 @@ class CollisionWorld {
   /// first), sorted by (a, b, feature). Convex primitives only (a dynamic mesh is its hull).
   /// `accept(a, b)` (a < b; may be empty) filters pairs before the narrow phase (the
   /// caller's own rules, e.g. bodies of one articulation).
+  /// Every body surface within `margin` (m) of each of `points` (world), at the given poses:
+  /// at most one contact per point and body primitive, against every colliding body whatever
+  /// its kind, except those `skip(body)` names (may be empty). Appends to `out` (cleared
+  /// first), sorted by (point, body).
+  void detect_points(const std::vector<Pose>& poses, const std::vector<Vec3>& points,
+                     double margin, const std::function<bool(std::uint32_t)>& skip,
+                     std::vector<PointContact>& out);
   void detect_pairs(const std::vector<Pose>& poses, double margin, std::vector<ContactPoint>& out,
                     const std::function<bool(std::uint32_t, std::uint32_t)>& accept = {});
   /// Counts of the last detect.

@@ -1,6 +1,5 @@
 // Soft bodies in the World: tetrahedral FEM solids stepped in lockstep with the affine
-// bodies' Newton loop, their attachments to dynamic bodies solved as linear rows with the
-// joints (DESIGN section 8).
+// bodies' Newton loop, their attachments and contacts solved as rows with the joints.
 //
 // One world Newton iteration, with y the affine increment after joints and contacts and
 // dx0 = -H_f^{-1} g_f each solid's own Newton increment: an attachment of node n to point p
@@ -10,6 +9,9 @@
 // the first term the rows' Schur complement over the joint solve (ContactSchur::assemble),
 // the second the solid's compliance between attached nodes (H_f^{-1} columns), and then
 //   y <- y - M_J^{-1} G_a^T lambda,   dx = dx0 - H_f^{-1} G_f^T lambda.
+// Contacts (soft_contact.cpp) are rows of the same form along their normal and tangents:
+// with them the system is the complementarity problem of contact_lcp.h, attachments its free
+// rows.
 // Both systems are force balances at the end of the step, so lambda is the attachment force
 // on each side; the pair (y, dx) is the Newton step of the coupled system and leaves the rows
 // satisfied to round-off.
@@ -17,12 +19,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "body/affine.h"
 #include "body/body_hessian.h"
 #include "fem/tet_mesh.h"
+#include "joints/row.h"
 #include "mabd/error.h"
+#include "world/contact_laws.h"
 #include "world/world_impl.h"
 
 namespace mabd {
@@ -32,18 +37,17 @@ std::string soft_label(const SoftBodyDef& def, std::size_t index) {
   return def.name.empty() ? "soft body " + std::to_string(index) : "soft body '" + def.name + "'";
 }
 
-/// Gradient of row component t of x_body(p) on the body's q: J(p)^T e_t.
-Vec12 point_row(const Vec3& p, int t) {
-  Vec12 g = Vec12::Zero();
-  for (int k = 0; k < 3; ++k) g[3 * k + t] = p[k];
-  g[9 + t] = 1;
-  return g;
-}
-
 }  // namespace
 
 World::Impl::SoftBody::SoftBody(const SoftBody& o)
-    : name(o.name), links(o.links), pins(o.pins), dx(o.dx) {
+    : name(o.name),
+      surface(o.surface),
+      contacts(o.contacts),
+      contacts_prev(o.contacts_prev),
+      friction(o.friction),
+      links(o.links),
+      pins(o.pins),
+      dx(o.dx) {
   if (o.solid) {
     solid = std::make_unique<fem::FemSolid>(o.solid->model(), o.solid->settings());
     solid->set_state(o.solid->state());
@@ -109,6 +113,30 @@ SoftBodyId World::add_soft_body(const SoftBodyDef& def) {
   }
   Impl::SoftBody s;
   s.name = def.name;
+  s.friction = m.friction;
+  if (!(m.friction >= 0) || !std::isfinite(m.friction)) {
+    throw InvalidArgument(label + ": friction " + std::to_string(m.friction) + " must be >= 0");
+  }
+  {
+    // Boundary faces belong to one tet: their nodes are the contact candidates.
+    std::map<std::array<int, 3>, int> faces;
+    for (const fem::Tet& t : mesh.tets) {
+      for (int f = 0; f < 4; ++f) {
+        std::array<int, 3> key = {t[f == 0 ? 1 : 0], t[f <= 1 ? 2 : 1], t[f <= 2 ? 3 : 2]};
+        std::sort(key.begin(), key.end());
+        ++faces[key];
+      }
+    }
+    std::vector<char> on_surface(n, 0);
+    for (const auto& [key, count] : faces) {
+      if (count == 1) {
+        for (int v : key) on_surface[v] = 1;
+      }
+    }
+    for (int i = 0; i < n; ++i) {
+      if (on_surface[i]) s.surface.push_back(i);
+    }
+  }
   std::vector<char> attached(n, 0);
   std::vector<int> pinned;
   for (std::size_t k = 0; k < def.attachments.size(); ++k) {
@@ -221,6 +249,7 @@ void World::Impl::soft_begin_step() {
     }
     s.solid->begin_step(settings.dt, settings.gravity);
   }
+  soft_detect();
 }
 
 double World::Impl::soft_iteration() {
@@ -238,79 +267,166 @@ double World::Impl::soft_iteration() {
       fail(s, e.what());
     }
   }
-  if (soft_links > 0) {
-    // The attachment rows: C = x_n - J(p) q_a, gradient -J(p)^T e_t on body a.
+  // The coupling rows: contact points (normal, t1, t2), then attachments (x, y, z).
+  std::vector<SoftRow>& list = soft_row_list;
+  list.clear();
+  soft_contact_rows();
+  const int points = static_cast<int>(list.size()) / 3;
+  for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
+    const SoftBody& s = soft_bodies[k];
+    for (const SoftLink& l : s.links) {
+      const Vec3 c = s.solid->iterate().segment<3>(3 * l.node) - detail::point(q[l.body], l.p);
+      for (int t = 0; t < 3; ++t) list.push_back({k, l.node, Vec3::Unit(t), l.body, l.p, c[t]});
+    }
+  }
+  const int m = static_cast<int>(list.size());
+  if (m > 0) {
+    // b = C + d . dx0 + G_q y and K = G_q M_J^{-1} G_q^T + d^T H_f^{-1} d'.
+    Eigen::MatrixXd K = Eigen::MatrixXd::Zero(m, m);
+    Eigen::VectorXd b(m);
+    for (int r = 0; r < m; ++r) {
+      const SoftRow& row = list[r];
+      b[r] = row.value + row.d.dot(soft_bodies[row.soft].dx.segment<3>(3 * row.node));
+    }
+    // Rows on dynamic bodies: their Schur complement over the joint solve.
     detail::ContactRows& rows = soft_rows;
     rows.clear();
-    for (const SoftBody& s : soft_bodies) {
-      for (const SoftLink& l : s.links) {
-        const Vec3 c = s.solid->iterate().segment<3>(3 * l.node) - detail::point(q[l.body], l.p);
-        for (int t = 0; t < 3; ++t) {
-          rows.ga.push_back(-point_row(l.p, t));
-          rows.gb.push_back(Vec12::Zero());
-          rows.a.push_back(l.body);
-          rows.b.push_back(-1);
-          rows.alpha.push_back(0);
-          rows.value.push_back(c[t]);
-          rows.extra_lo.push_back(-INFINITY);
-          rows.extra_hi.push_back(INFINITY);
-        }
-      }
+    std::vector<int> full;  // row of `rows` -> row of `list`
+    for (int r = 0; r < m; ++r) {
+      const SoftRow& row = list[r];
+      if (row.body < 0) continue;
+      rows.ga.push_back(-detail::grad_point(row.p, row.d));
+      rows.gb.push_back(Vec12::Zero());
+      rows.a.push_back(row.body);
+      rows.b.push_back(-1);
+      rows.alpha.push_back(0);
+      rows.value.push_back(0);
+      full.push_back(r);
     }
-    update_articulations();
-    update_jointed();
     const auto response = [this](std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
       joint_response(z, touched);
     };
-    const detail::ContactLcp& lcp =
-        contact_schur.assemble(rows, *this, articulation, jointed_body, response, y);
-    Eigen::MatrixXd K = Eigen::MatrixXd(lcp.D);
-    Eigen::VectorXd b = lcp.b;
-    // Each solid's part: its increment at the attached nodes, and its compliance between
-    // them (columns of H_f^{-1}, one solve per row).
-    int first = 0;
-    std::vector<int> coords;
-    for (const SoftBody& s : soft_bodies) {
-      const int k = static_cast<int>(s.links.size());
-      if (k == 0) continue;
+    if (!full.empty()) {
+      update_articulations();
+      update_jointed();
+      const detail::ContactLcp& lcp =
+          contact_schur.assemble(rows, *this, articulation, jointed_body, response, y);
+      for (int k = 0; k < lcp.D.outerSize(); ++k) {
+        for (Eigen::SparseMatrix<double>::InnerIterator it(lcp.D, k); it; ++it) {
+          K(full[it.row()], full[it.col()]) += it.value();
+        }
+      }
+      for (std::size_t i = 0; i < full.size(); ++i) b[full[i]] += lcp.b[i];  // G_q y
+    }
+    // Each solid's compliance between its rows' nodes: columns of H_f^{-1}, one solve.
+    std::vector<int> coords, column_of;
+    for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
+      const SoftBody& s = soft_bodies[k];
+      const int nodes = s.solid->model().num_nodes();
+      column_of.assign(nodes, -1);
       coords.clear();
-      for (const SoftLink& l : s.links) {
-        for (int t = 0; t < 3; ++t) coords.push_back(3 * l.node + t);
+      std::vector<int> mine;
+      for (int r = 0; r < m; ++r) {
+        if (list[r].soft != k) continue;
+        mine.push_back(r);
+        const int node = list[r].node;
+        if (column_of[node] >= 0) continue;
+        column_of[node] = static_cast<int>(coords.size());
+        for (int t = 0; t < 3; ++t) coords.push_back(3 * node + t);
       }
-      const Eigen::MatrixXd Z = s.solid->hessian_columns(coords);  // one solve, 3k columns
-      for (int r = 0; r < 3 * k; ++r) {
-        b[first + r] += s.dx[coords[r]];
-        for (int j = 0; j < 3 * k; ++j) K(first + j, first + r) += Z(coords[j], r);
-      }
-      first += 3 * k;
-    }
-    const Eigen::LDLT<Eigen::MatrixXd> ldlt(0.5 * (K + K.transpose()));
-    const Eigen::VectorXd lambda = ldlt.solve(b);  // attachment forces (N)
-    if (ldlt.info() != Eigen::Success || !lambda.allFinite()) {
-      fail(soft_bodies.front(), "the attachment rows could not be solved (singular)");
-    }
-    contact_schur.increment(rows, jointed_body, response, lambda, soft_dy);
-    // The joints' multipliers of the coupled step: those of the joint solve less those of
-    // the response (y - dy = H^{-1} (f - G_a^T lambda_a - G_j^T (lambda_j - mu))).
-    if (contact_schur.dy_through_joints()) {
-      const std::vector<int>& index = dual_scratch.index;
-      for (std::size_t r = 0; r < index.size() && r < this->lambda.size(); ++r) {
-        if (index[r] >= 0) this->lambda[r] -= response_sol[index[r]];
+      if (mine.empty()) continue;
+      const Eigen::MatrixXd Z = s.solid->hessian_columns(coords);
+      for (int r : mine) {
+        for (int c : mine) {
+          const Mat3 block = Z.block<3, 3>(3 * list[r].node, column_of[list[c].node]);
+          K(r, c) += list[r].d.dot(block * list[c].d);
+        }
       }
     }
-    for (std::size_t i = 0; i < bodies.size(); ++i) {
-      if (bodies[i].dynamic()) y[i] -= soft_dy[i];
+    K = 0.5 * (K + K.transpose()).eval();
+    // Compliance per row: the exact contact floor or the penalty spring (normal rows), the
+    // stick floor (tangent rows), round-off for attachments.
+    Eigen::VectorXd alpha(m);
+    const double h = settings.dt;
+    const bool penalty = settings.contact.model == ContactModel::Penalty;
+    for (int r = 0; r < m; ++r) {
+      const double krr = std::max(K(r, r), 1e-300);
+      const SoftRow& row = list[r];
+      if (row.axis == 0 && penalty) {
+        const detail::PenaltyLaw law = detail::penalty_law(settings.contact, h, h * h / krr, row.s0);
+        alpha[r] = 1.0 / law.k_eff;
+        b[r] -= law.pull / law.k_eff;
+      } else if (row.axis == 0) {
+        alpha[r] = detail::kExactFloor * krr;
+      } else if (row.axis > 0) {
+        alpha[r] = detail::kStickFloor * krr;
+      } else {
+        alpha[r] = 1e-12 * krr;
+      }
     }
-    first = 0;
-    for (SoftBody& s : soft_bodies) {
-      const int k = static_cast<int>(s.links.size());
-      if (k == 0) continue;
+    Eigen::VectorXd lambda(m);
+    if (points == 0) {
+      K.diagonal() += alpha;
+      const Eigen::LDLT<Eigen::MatrixXd> ldlt(K);
+      lambda = ldlt.solve(b);  // attachment forces (N)
+      if (ldlt.info() != Eigen::Success || !lambda.allFinite()) {
+        fail(soft_bodies.front(), "the attachment rows could not be solved (singular)");
+      }
+    } else {
+      // Contacts: the complementarity problem (contact_lcp.h), attachments as free rows.
+      detail::ContactLcp lcp;
+      lcp.D = K.sparseView();
+      lcp.alpha = alpha;
+      lcp.b = b;
+      int p = 0;
+      for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
+        for (const SoftContact& c : soft_bodies[k].contacts) {
+          lcp.mu.push_back(c.mu);
+          for (int t = 0; t < 3; ++t) lambda[3 * p + t] = c.lambda[t];
+          ++p;
+        }
+      }
+      lcp.extra_lo.assign(m - 3 * points, -INFINITY);
+      lcp.extra_hi.assign(m - 3 * points, INFINITY);
+      lambda.tail(m - 3 * points).setZero();
+      detail::solve_contact_lcp(lcp, lambda, {});
+      if (!lambda.allFinite()) fail(soft_bodies.front(), "the contact rows could not be solved");
+      p = 0;
+      for (SoftBody& s : soft_bodies) {
+        for (SoftContact& c : s.contacts) {
+          for (int t = 0; t < 3; ++t) c.lambda[t] = lambda[3 * p + t];
+          ++p;
+        }
+      }
+    }
+    // The affine increment y -= M_J^{-1} G_q^T lambda, and the joints' multipliers of the
+    // coupled step: those of the joint solve less those of the response
+    // (y - dy = H^{-1} (f - G_q^T lambda - G_j^T (lambda_j - mu))).
+    if (!full.empty()) {
+      Eigen::VectorXd sub(static_cast<Eigen::Index>(full.size()));
+      for (std::size_t i = 0; i < full.size(); ++i) sub[i] = lambda[full[i]];
+      contact_schur.increment(rows, jointed_body, response, sub, soft_dy);
+      for (std::size_t i = 0; i < bodies.size(); ++i) {
+        if (bodies[i].dynamic()) y[i] -= soft_dy[i];
+      }
+      if (contact_schur.dy_through_joints()) {
+        const std::vector<int>& index = dual_scratch.index;
+        for (std::size_t r = 0; r < index.size() && r < this->lambda.size(); ++r) {
+          if (index[r] >= 0) this->lambda[r] -= response_sol[index[r]];
+        }
+      }
+    }
+    // The solids' increment dx = dx0 - H_f^{-1} sum_r d_r lambda_r (at the row's node).
+    for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
+      SoftBody& s = soft_bodies[k];
       Eigen::VectorXd f = Eigen::VectorXd::Zero(3 * s.solid->model().num_nodes());
-      for (int i = 0; i < k; ++i) {
-        f.segment<3>(3 * s.links[i].node) = lambda.segment<3>(first + 3 * i);
+      bool any = false;
+      for (int r = 0; r < m; ++r) {
+        if (list[r].soft != k || lambda[r] == 0) continue;
+        f.segment<3>(3 * list[r].node) += list[r].d * lambda[r];
+        any = true;
       }
-      s.dx -= s.solid->solve_hessian(f);
-      first += 3 * k;
+      if (any) s.dx -= s.solid->solve_hessian(f);
     }
   }
   double largest = 0;

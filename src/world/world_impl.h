@@ -571,9 +571,37 @@ struct World::Impl final : detail::BodyOperators {
     std::int32_t body = -1;  ///< -1: the world
     Vec3 p = Vec3::Zero();
   };
+  /// A soft body's node touching a body (found at the step's start, kept for the step).
+  struct SoftContact {
+    int node = 0;
+    std::int32_t body = 0;      ///< the body it touches (any kind)
+    Vec3 p = Vec3::Zero();      ///< the touched point, body frame (COM, principal axes; m)
+    Vec3 n = Vec3::UnitZ();     ///< world: normal from the body towards the node
+    Vec3 t1 = Vec3::UnitX(), t2 = Vec3::UnitY();  ///< world tangents
+    double mu = 0;              ///< friction coefficient (0 without friction)
+    double s0 = 0;              ///< gap at the step's start (m)
+    Vec3 x0 = Vec3::Zero();     ///< node position at the step's start (m)
+    Vec3 c0 = Vec3::Zero();     ///< the body point at the step's start (m)
+    std::array<double, 3> lambda{};  ///< multipliers (N): normal, t1, t2
+  };
+  /// A coupling row of the soft bodies' iteration: d . x_node - d . x_body(p) (+ offset).
+  struct SoftRow {
+    std::uint32_t soft = 0;
+    int node = 0;
+    Vec3 d = Vec3::Zero();      ///< row direction, world (unit)
+    std::int32_t body = -1;     ///< dynamic body of the other side, or -1 (fixed side)
+    Vec3 p = Vec3::Zero();      ///< its point, body frame (m)
+    double value = 0;           ///< row value at the iterate (m)
+    int axis = -1;              ///< contact rows: 0 normal, 1 and 2 tangents; -1 attachment
+    double s0 = 0;              ///< contact rows: the gap at the step's start (m)
+  };
   struct SoftBody {
     std::string name;
     std::unique_ptr<fem::FemSolid> solid;
+    std::vector<int> surface;     ///< nodes on the boundary faces (contact candidates)
+    std::vector<SoftContact> contacts;  ///< contacts of the step
+    std::vector<SoftContact> contacts_prev;  ///< the last step's (warm starts)
+    double friction = 0;          ///< Coulomb coefficient of its material
     std::vector<SoftLink> links;  ///< attachments to dynamic bodies (constraint rows)
     std::vector<SoftLink> pins;   ///< attachments to the world, static or kinematic bodies
     Eigen::VectorXd dx;           ///< the Newton increment of the iteration (m, 3N)
@@ -589,7 +617,12 @@ struct World::Impl final : detail::BodyOperators {
   static constexpr int kSoftNewtonCap = 30;
   double soft_increment = 0;  ///< largest node increment of the last iteration (m)
   std::size_t soft_links = 0;  ///< attachments to dynamic bodies, all soft bodies
-  detail::ContactRows soft_rows;     ///< the attachment rows of the iteration
+  detail::ContactRows soft_rows;     ///< the coupling rows on dynamic bodies (iteration)
+  std::vector<SoftRow> soft_row_list;  ///< every coupling row: contact points, attachments
+  /// Finds each soft body's contacts at the step's start (soft_begin_step).
+  void soft_detect();
+  /// Appends the contact points' rows (normal, t1, t2 each) to soft_row_list.
+  void soft_contact_rows();
   std::vector<Vec12> soft_dy;        ///< their increment M_J^{-1} G^T lambda per body
   const SoftBody& soft(SoftBodyId id) const;
   /// Pins to their targets at t + h, and each solid's prediction (after move_kinematic).

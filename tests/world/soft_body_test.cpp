@@ -285,6 +285,118 @@ TEST(SoftBody, RestoredStateStepsIdentically) {
   EXPECT_THROW(other.restore_state(saved), InvalidArgument);
 }
 
+BodyDef ground(double tilt) {
+  BodyDef g;
+  g.name = "ground";
+  g.kind = BodyKind::Static;
+  g.shape.type = ShapeType::Plane;
+  g.orientation = Quat(Eigen::AngleAxisd(tilt, Vec3::UnitX()));
+  g.material.friction = 1.0;
+  return g;
+}
+
+WorldSettings exact_contact(double h) {
+  WorldSettings s = implicit_euler(h, Vec3(0, 0, -9.81));
+  s.contact.model = ContactModel::Exact;
+  return s;
+}
+
+// A soft cube set on the ground settles where the same cube with its bottom face pinned
+// does (the friction holds the sole): the contacts carry its weight without sinking.
+TEST(SoftBody, RestsOnTheGroundAsIfItsSoleWerePinned) {
+  World w(exact_contact(0.01));
+  w.add_body(ground(0));
+  SoftBodyDef d = soft_box(Vec3(0, 0, 0), Vec3(0.2, 0.2, 0.2), 2, 2, 2, 2e4);
+  d.material.friction = 1.0;
+  const SoftBodyId s = w.add_soft_body(d);
+  double lowest = 0;
+  for (int n = 0; n < 300; ++n) {
+    w.step();
+    for (const Vec3& x : w.soft_body_state(s).positions) lowest = std::min(lowest, x.z());
+  }
+  EXPECT_LT(w.soft_kinetic_energy(s), 1e-6);
+  // The reference: the cube's bottom nodes pinned, static equilibrium under gravity.
+  fem::FemModel model(fem::make_box_mesh(Vec3(0, 0, 0), Vec3(0.2, 0.2, 0.2), 2, 2, 2),
+                      {1000.0, 2e4, 0.3}, fem::MassType::lumped, nodes_at(d, 2, 0.0));
+  fem::FemSolid ref(std::move(model));
+  ref.static_solve(Vec3(0, 0, -9.81));
+  const auto x = w.soft_body_state(s).positions;
+  double top = 0, top_ref = 0;
+  for (int i : nodes_at(d, 2, 0.2)) {
+    top += x[i].z();
+    top_ref += ref.position(i).z();
+  }
+  const double sag_ref = 0.2 * 9 - top_ref;
+  ASSERT_GT(sag_ref, 1e-3);  // a visible sag: 1 mm and more
+  EXPECT_NEAR(0.2 * 9 - top, sag_ref, 0.02 * sag_ref);
+  // No sinking beyond the exact model's compliance floor: 1e-3 of each row's own compliance
+  // (here the soft solid's, which the sag measures).
+  EXPECT_GT(lowest, -2e-3 * sag_ref / 9) << "sag " << sag_ref / 9;
+}
+
+// A stiff soft block on a 30 degree incline with friction mu = 0.3 < tan 30: its centre of
+// mass slides with a = g (sin - mu cos), the rigid block's acceleration.
+TEST(SoftBody, SlidesDownAnInclineAtTheCoulombAcceleration) {
+  const double theta = M_PI / 6, mu = 0.3, g = 9.81;
+  World w(exact_contact(0.005));
+  BodyDef plane = ground(theta);
+  plane.material.friction = mu;
+  w.add_body(plane);
+  const Quat tilt(Eigen::AngleAxisd(theta, Vec3::UnitX()));
+  SoftBodyDef d = soft_box(Vec3(-0.05, -0.05, 0), Vec3(0.05, 0.05, 0.05), 2, 2, 1, 1e7);
+  for (Vec3& x : d.nodes) x = tilt * x;
+  d.material.friction = mu;
+  const SoftBodyId s = w.add_soft_body(d);
+  auto com = [&] {
+    Vec3 c = Vec3::Zero();
+    const auto x = w.soft_body_state(s).positions;
+    for (const Vec3& p : x) c += p;
+    return Vec3(c / static_cast<double>(x.size()));
+  };
+  const Vec3 downhill = tilt * Vec3(0, -1, 0);
+  for (int n = 0; n < 20; ++n) w.step();  // settle the contact
+  const Vec3 c0 = com();
+  const int steps = 100;
+  Vec3 vel0 = Vec3::Zero();
+  for (const Vec3& v : w.soft_body_state(s).velocities) vel0 += v;
+  vel0 /= static_cast<double>(w.soft_body_state(s).velocities.size());
+  for (int n = 0; n < steps; ++n) w.step();
+  const double t = steps * 0.005;
+  const double a = 2 * ((com() - c0).dot(downhill) - vel0.dot(downhill) * t) / (t * t);
+  const double expected = g * (std::sin(theta) - mu * std::cos(theta));
+  EXPECT_NEAR(a, expected, 0.03 * expected);
+}
+
+// A soft cube dropped on a plate held by a fixed joint: the energy never rises, and once the
+// cube has settled the joint carries the weight of both (contact between a soft body and a
+// dynamic body).
+TEST(SoftBody, LandsOnADynamicPlate) {
+  const double g = 9.81, m_plate = 0.5;
+  World w(exact_contact(0.01));
+  const BodyId p = w.add_body(plate(Vec3(0, 0, 0.375), m_plate));
+  JointDef j;
+  j.type = JointType::Fixed;
+  j.body_b = p;
+  j.anchor = Vec3(0, 0, 0.375);
+  const JointId ji = w.add_joint(j);
+  SoftBodyDef d = soft_box(Vec3(-0.05, -0.05, 0.41), Vec3(0.05, 0.05, 0.51), 2, 2, 2, 5e4);
+  d.material.friction = 0.5;
+  const SoftBodyId s = w.add_soft_body(d);
+  double lowest = 1, gain = 0, e_prev = w.kinetic_energy() + w.potential_energy();
+  for (int n = 0; n < 300; ++n) {
+    w.step();
+    for (const Vec3& x : w.soft_body_state(s).positions) lowest = std::min(lowest, x.z());
+    const double e = w.kinetic_energy() + w.potential_energy();
+    gain = std::max(gain, e - e_prev);
+    e_prev = e;
+  }
+  EXPECT_LT(gain, 1e-9);  // the impact and the rest only dissipate
+  const double weight = (m_plate + 1000.0 * 0.1 * 0.1 * 0.1) * g;
+  EXPECT_NEAR(std::abs(w.joint_wrench(ji).force.z()), weight, 1e-3 * weight);
+  EXPECT_GT(lowest, 0.4 - 1e-5);  // on the plate's top face (z = 0.4), not through it
+  EXPECT_LT(w.soft_kinetic_energy(s), 1e-6);
+}
+
 TEST(SoftBody, BadInputIsNamed) {
   World w(implicit_euler(0.01, Vec3::Zero()));
   const BodyId p = w.add_body(plate(Vec3(0, 0, 0), 1.0));
