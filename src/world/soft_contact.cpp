@@ -64,6 +64,7 @@ void World::Impl::soft_detect() {
     for (const detail::PointContact& pc : found) {
       SoftContact c;
       c.node = s.surface[pc.point];
+      if (s.solid->free_dof(c.node) < 0) continue;  // pinned: it goes where its pin says
       c.body = static_cast<std::int32_t>(pc.body);
       const auto& b = bodies[pc.body];
       c.p = b.R_up().transpose() * (pc.p_body - b.com_u());

@@ -367,6 +367,24 @@ TEST(SoftBody, SlidesDownAnInclineAtTheCoulombAcceleration) {
   EXPECT_NEAR(a, expected, 0.03 * expected);
 }
 
+// Pinned nodes on the ground take no contact (their pin moves them): a soft box whose bottom
+// edge is pinned to the world at ground level settles with the rest of its sole on the ground.
+TEST(SoftBody, PinnedNodesOnTheGroundTakeNoContact) {
+  World w(exact_contact(0.01));
+  w.add_body(ground(0));
+  SoftBodyDef d = soft_box(Vec3(0, 0, 0), Vec3(0.2, 0.2, 0.1), 2, 2, 1, 5e4);
+  for (int i : nodes_at(d, 1, 0.0)) {
+    if (d.nodes[i].z() == 0) d.attachments.push_back({i, BodyId{}});
+  }
+  ASSERT_EQ(d.attachments.size(), 3u);
+  const SoftBodyId s = w.add_soft_body(d);
+  for (int n = 0; n < 50; ++n) w.step();
+  double lowest = 1;
+  for (const Vec3& x : w.soft_body_state(s).positions) lowest = std::min(lowest, x.z());
+  EXPECT_GT(lowest, -1e-5);
+  EXPECT_LT(w.soft_kinetic_energy(s), 1e-4);
+}
+
 // A soft cube dropped on a plate held by a fixed joint: the energy never rises, and once the
 // cube has settled the joint carries the weight of both (contact between a soft body and a
 // dynamic body).
