@@ -29,11 +29,16 @@ constexpr std::size_t kMaxSteppedBodies = 64;
 constexpr double kMaxNewtonIterations = 50;
 constexpr double kMaxDualIterations = 5000;
 
+/// Largest cell count per axis of a generated soft box here (4^3 cubes: 384 tets; the loader
+/// accepts up to a million cubes).
+constexpr double kMaxSoftCells = 4;
+
 /// Nesting depth below which too_large looks (generator counts are near the top; the loader
 /// itself gets the deeper inputs).
 constexpr int kMaxLookDepth = 16;
 
-/// True if the "generators" section of `json` asks for more bodies than the fuzzer allows.
+/// True if the "generators" section of `json` asks for more bodies, or a soft body's "box" for
+/// more cells, than the fuzzer allows.
 bool too_large(const nlohmann::json& json, bool in_generators, int depth = 0) {
   if (depth > kMaxLookDepth) return false;
   if (json.is_object()) {
@@ -41,6 +46,11 @@ bool too_large(const nlohmann::json& json, bool in_generators, int depth = 0) {
       if (in_generators && key == "depth" && value.is_number() &&
           value.get<double>() > kMaxTreeDepth) {
         return true;
+      }
+      if (key == "cells" && value.is_array()) {
+        for (const auto& n : value) {
+          if (n.is_number() && n.get<double>() > kMaxSoftCells) return true;
+        }
       }
       if (too_large(value, in_generators || key == "generators", depth + 1)) return true;
     }
