@@ -28,6 +28,13 @@ void check_solver_choice(const World& world, const std::string& file) {
   }
 }
 
+/// The world's message less its own "KIND 'NAME': " prefix (the item label names it already).
+std::string without_own_name(std::string what, const std::string& kind, const std::string& name) {
+  const std::string prefix = kind + " '" + name + "': ";
+  if (!name.empty() && what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
+  return what;
+}
+
 /// build_world; with `release` (the same scene), its bodies and joints are released as soon
 /// as the world holds them.
 World build(const Scene& scene, Scene* release) {
@@ -66,11 +73,7 @@ World build(const Scene& scene, Scene* release) {
     try {
       world.add_joint(def);
     } catch (const InvalidArgument& e) {
-      // The world names the joint itself; the item label already does.
-      std::string what = e.what();
-      const std::string prefix = "joint '" + def.name + "': ";
-      if (!def.name.empty() && what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
-      io::throw_scene_error(file, item, what);
+      io::throw_scene_error(file, item, without_own_name(e.what(), "joint", def.name));
     }
   }
   if (release) std::vector<SceneJoint>().swap(release->joints);
@@ -89,11 +92,7 @@ World build(const Scene& scene, Scene* release) {
     try {
       world.add_soft_body(def);
     } catch (const InvalidArgument& e) {
-      // The world names the soft body itself; the item label already does.
-      std::string what = e.what();
-      const std::string prefix = "soft body '" + def.name + "': ";
-      if (!def.name.empty() && what.rfind(prefix, 0) == 0) what = what.substr(prefix.size());
-      io::throw_scene_error(file, item, what);
+      io::throw_scene_error(file, item, without_own_name(e.what(), "soft body", def.name));
     }
   }
   check_solver_choice(world, file);

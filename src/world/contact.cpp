@@ -84,6 +84,13 @@ void World::Impl::register_collision(std::size_t i, const BodyDef& def) {
   }
 }
 
+Pose World::Impl::user_pose(std::size_t i, const Vec12& qi) const {
+  const auto& b = bodies[i];
+  Mat3 R;
+  if (!detail::polar_rotation(detail::affine_A(qi), R)) R = Mat3::Identity();
+  return Pose{detail::point(qi, b.origin_b()), Quat(R * b.R_up().transpose()).normalized()};
+}
+
 void World::Impl::update_jointed() {
   if (jointed_body.size() == bodies.size() && jointed_joints_seen == joints.size()) return;
   jointed_body.assign(bodies.size(), 0);
@@ -120,10 +127,7 @@ void World::Impl::detect_contacts() {
   double reach = 0;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
-    Mat3 R;
-    if (!detail::polar_rotation(detail::affine_A(q[i]), R)) R = Mat3::Identity();
-    collision_poses[i].position = detail::point(q[i], b.origin_b());
-    collision_poses[i].orientation = Quat(R * b.R_up().transpose()).normalized();
+    collision_poses[i] = user_pose(i, q[i]);
     if (b.info.kind == BodyKind::Static) continue;
     const double speed = qdot[i].tail<3>().norm() + b.info.size * qdot[i].head<9>().norm();
     reach = std::max(reach, speed * h);

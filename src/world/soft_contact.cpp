@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "body/affine.h"
-#include "body/rotation.h"
 #include "world/contact_laws.h"
 #include "world/world_impl.h"
 
@@ -30,10 +29,7 @@ void World::Impl::soft_detect() {
   double reach = 0;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
-    Mat3 R;
-    if (!detail::polar_rotation(detail::affine_A(q_prev[i]), R)) R = Mat3::Identity();
-    poses[i].position = detail::point(q_prev[i], b.origin_b());
-    poses[i].orientation = Quat(R * b.R_up().transpose()).normalized();
+    poses[i] = user_pose(i, q_prev[i]);
     if (b.info.kind == BodyKind::Static) continue;
     // Kinematic bodies moved to t + h already (move_kinematic): their travel is q - q_prev.
     const Vec12 dq = b.dynamic() ? Vec12(h * qdot[i]) : Vec12(q[i] - q_prev[i]);

@@ -634,6 +634,9 @@ struct World::Impl final : detail::BodyOperators {
   void soft_end_step();
   /// Largest attachment violation (m) of soft body s now.
   double soft_residual(const SoftBody& s) const;
+  /// Pose of body i's user frame at coordinates qi: the polar rotation (identity where A is
+  /// degenerate) and the frame origin (m, world).
+  Pose user_pose(std::size_t i, const Vec12& qi) const;
   /// jointed_body up to date (contacts and attachments read it).
   void update_jointed();
 };
