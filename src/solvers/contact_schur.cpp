@@ -11,8 +11,8 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
                               const std::vector<char>& jointed, const JointResponse& response,
                               const std::vector<Vec12>& y, Eigen::VectorXd& lambda,
                               std::vector<Vec12>& dy, const Eigen::VectorXd* applied,
-                              const LcpOptions& options) {
-  assemble(rows, ops, articulation, jointed, response, y);
+                              const LcpOptions& options, const JointBlock* block) {
+  assemble(rows, ops, articulation, jointed, response, y, block);
   if (applied != nullptr) lcp_.b += lcp_.D * *applied;  // y carries D applied already
   const LcpResult result = solve_contact_lcp(lcp_, lambda, options);
   // dy = M_J^{-1} G_c^T lambda (less what y carries).
@@ -28,7 +28,8 @@ const ContactLcp& ContactSchur::assemble(const ContactRows& rows, const BodyOper
                                          const std::vector<std::uint32_t>& articulation,
                                          const std::vector<char>& jointed,
                                          const JointResponse& response,
-                                         const std::vector<Vec12>& y) {
+                                         const std::vector<Vec12>& y,
+                                         const JointBlock* block) {
   const int n = rows.size();
   const std::size_t bodies = y.size();  // (the operators may not have their flags set)
   responses_ = 0;
@@ -45,6 +46,11 @@ const ContactLcp& ContactSchur::assemble(const ContactRows& rows, const BodyOper
     lcp_.alpha[r] = rows.alpha[r];
     lcp_.b[r] = rows.value[r] + rows.ga[r].dot(y[rows.a[r]]);
     if (rows.b[r] >= 0) lcp_.b[r] += rows.gb[r].dot(y[rows.b[r]]);
+  }
+  z_.assign(bodies, Vec12::Zero());  // (increment's body count)
+  if (block != nullptr) {
+    assemble_blocks(rows, articulation, jointed, *block);
+    return lcp_;
   }
   // A fixed side has no articulation: the row's other one stands for both.
   auto art_a = [&](int r) { return articulation[rows.a[r]]; };
@@ -70,7 +76,6 @@ const ContactLcp& ContactSchur::assemble(const ContactRows& rows, const BodyOper
     if (B != A) gb.push_back(g);
   }
   // D column by column: the responses z = M_J^{-1} g_j of a group's rows at once.
-  z_.assign(bodies, Vec12::Zero());
   trip_.clear();
   std::vector<int> seen(n, -1);
   for (const auto& group : groups) {
@@ -104,6 +109,69 @@ const ContactLcp& ContactSchur::assemble(const ContactRows& rows, const BodyOper
   D.setFromTriplets(trip_.begin(), trip_.end());
   lcp_.D = 0.5 * (D + Eigen::SparseMatrix<double>(D.transpose()));
   return lcp_;
+}
+
+void ContactSchur::assemble_blocks(const ContactRows& rows,
+                                   const std::vector<std::uint32_t>& articulation,
+                                   const std::vector<char>& jointed, const JointBlock& block) {
+  const int n = rows.size();
+  trip_.clear();
+  auto body_of = [&](int r, int side) { return side == 0 ? rows.a[r] : rows.b[r]; };
+  auto g_of = [&](int r, int side) -> const Vec12& { return side == 0 ? rows.ga[r] : rows.gb[r]; };
+  auto w_of = [&](int r, int side) -> const Vec12& { return side == 0 ? wa_[r] : wb_[r]; };
+  // G_c H^{-1} G_c^T: rows meet on the bodies they share.
+  std::unordered_map<std::int32_t, std::vector<std::pair<int, int>>> sides_of_body;
+  for (int r = 0; r < n; ++r) {
+    for (int side = 0; side < 2; ++side) {
+      if (body_of(r, side) >= 0) sides_of_body[body_of(r, side)].emplace_back(r, side);
+    }
+  }
+  for (const auto& [body, sides] : sides_of_body) {
+    for (const auto& [i, si] : sides) {
+      for (const auto& [j, sj] : sides) trip_.emplace_back(i, j, g_of(i, si).dot(w_of(j, sj)));
+    }
+  }
+  // Less the joints' share, one block per articulation with a jointed body under a row.
+  std::unordered_map<std::uint32_t, std::vector<int>> rows_of_art;
+  for (int r = 0; r < n; ++r) {
+    for (int side = 0; side < 2; ++side) {
+      const std::int32_t body = body_of(r, side);
+      if (body >= 0 && jointed[body]) rows_of_art[articulation[body]];
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    for (int side = 0; side < 2; ++side) {
+      const std::int32_t body = body_of(r, side);
+      if (body < 0) continue;
+      auto it = rows_of_art.find(articulation[body]);
+      if (it != rows_of_art.end() && (it->second.empty() || it->second.back() != r)) {
+        it->second.push_back(r);
+      }
+    }
+  }
+  std::vector<BlockColumn> columns;
+  Eigen::MatrixXd C;
+  for (const auto& [art, list] : rows_of_art) {
+    columns.assign(list.size(), BlockColumn{});
+    for (std::size_t c = 0; c < list.size(); ++c) {
+      for (int side = 0; side < 2; ++side) {
+        const std::int32_t body = body_of(list[c], side);
+        if (body < 0 || articulation[body] != art) continue;
+        columns[c].body[side] = body;
+        columns[c].w[side] = w_of(list[c], side);
+      }
+    }
+    block(art, columns, C);
+    ++responses_;
+    for (std::size_t j = 0; j < list.size(); ++j) {
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        if (C(i, j) != 0) trip_.emplace_back(list[i], list[j], -C(i, j));
+      }
+    }
+  }
+  Eigen::SparseMatrix<double> D(n, n);
+  D.setFromTriplets(trip_.begin(), trip_.end());
+  lcp_.D = 0.5 * (D + Eigen::SparseMatrix<double>(D.transpose()));
 }
 
 bool ContactSchur::add_response(const ContactRows& rows, const std::vector<char>& jointed,

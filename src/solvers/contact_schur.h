@@ -7,7 +7,10 @@
 //   dy = M_J^{-1} G_c^T lambda.
 // A column of D is one joint response (one structured solve); rows whose articulations are
 // disjoint share one, since a response stays in the articulations it starts in. Bodies
-// without joint rows need no joint solve at all (M_J^{-1} = H^{-1} there).
+// without joint rows need no joint solve at all (M_J^{-1} = H^{-1} there). Given a JointBlock,
+// D comes instead one articulation at a time, all its rows at once:
+//   D = G_c H^{-1} G_c^T - sum over articulations of P^T (S + A)^{-1} P
+// (solvers/ldlt_block.h: hundreds of contacts on one net cost a fraction of a response each).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +54,17 @@ class ContactSchur {
   /// whose z it changes (so neither side scans every body).
   using JointResponse =
       std::function<void(std::vector<Vec12>& z, std::vector<std::uint32_t>& touched)>;
+  /// A contact row's sides in one articulation: (body, H^{-1} g on it); body -1: no side.
+  struct BlockColumn {
+    std::int32_t body[2] = {-1, -1};
+    Vec12 w[2];
+  };
+  /// The joints' share of D on one articulation, all its rows at once (the batched form of
+  /// one response per row): C = P^T (S + A)^{-1} P with S + A the articulation's joint
+  /// system and P[l, j] = g_l . (H^{-1} g_j) over column j's sides (m/N, n x n).
+  using JointBlock = std::function<void(std::uint32_t articulation,
+                                        const std::vector<BlockColumn>& columns,
+                                        Eigen::MatrixXd& C)>;
 
   /// Solves the contact rows over the joints: `articulation[i]` groups the bodies joined by
   /// joints, `jointed[i]` is 1 for a body with joint rows (its responses need the joint
@@ -62,14 +76,17 @@ class ContactSchur {
                   const std::vector<std::uint32_t>& articulation, const std::vector<char>& jointed,
                   const JointResponse& response, const std::vector<Vec12>& y,
                   Eigen::VectorXd& lambda, std::vector<Vec12>& dy,
-                  const Eigen::VectorXd* applied = nullptr, const LcpOptions& options = {});
+                  const Eigen::VectorXd* applied = nullptr, const LcpOptions& options = {},
+                  const JointBlock* block = nullptr);
   /// The problem's matrix D = G_c M_J^{-1} G_c^T and b = C + G_c y (alpha, mu and the extra
   /// bounds copied from `rows`), without solving it: for rows solved elsewhere (equalities
-  /// coupled to other systems). Arguments as for solve().
+  /// coupled to other systems). Arguments as for solve(). With `block`, D's joint share comes
+  /// one articulation at a time (D = G_c H^{-1} G_c^T - sum of the blocks) instead of one
+  /// response per group of rows on disjoint articulations.
   const ContactLcp& assemble(const ContactRows& rows, const BodyOperators& ops,
                              const std::vector<std::uint32_t>& articulation,
                              const std::vector<char>& jointed, const JointResponse& response,
-                             const std::vector<Vec12>& y);
+                             const std::vector<Vec12>& y, const JointBlock* block = nullptr);
   /// dy = M_J^{-1} G_c^T lambda per body for the rows of the last assemble() or solve().
   void increment(const ContactRows& rows, const std::vector<char>& jointed,
                  const JointResponse& response, const Eigen::VectorXd& lambda,
@@ -78,10 +95,13 @@ class ContactSchur {
   bool dy_through_joints() const { return dy_through_joints_; }
   /// The problem of the last solve (D, alpha, b, mu).
   const ContactLcp& problem() const { return lcp_; }
-  /// Joint responses (structured solves) the last solve took.
+  /// Joint responses (structured solves) and articulation blocks the last solve took.
   int responses() const { return responses_; }
 
  private:
+  /// D by articulation blocks (assemble with a JointBlock).
+  void assemble_blocks(const ContactRows& rows, const std::vector<std::uint32_t>& articulation,
+                       const std::vector<char>& jointed, const JointBlock& block);
   /// z += l H^{-1} g of row r on its bodies (listed in touched_); true if one is jointed.
   bool add_response(const ContactRows& rows, const std::vector<char>& jointed,
                     std::vector<Vec12>& z, int r, double l);

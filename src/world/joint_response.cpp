@@ -5,10 +5,13 @@
 // assembled body by body like assemble_dual and factored once per dual solve (dense LDLT
 // for small articulations, sparse LDLT for large ones), then one solve per response. A
 // contact's column of D then costs its articulations' size, not the whole world's.
+// joint_block gives all the columns of one articulation at once from the same factor
+// (solvers/ldlt_block.h).
 #include <Eigen/Cholesky>
 #include <Eigen/SparseCholesky>
 
 #include "mabd/error.h"
+#include "solvers/ldlt_block.h"
 #include "world/world_impl.h"
 
 namespace mabd {
@@ -22,6 +25,8 @@ struct World::Impl::ArticulationFactor {
   std::vector<std::uint32_t> bodies;        ///< dynamic bodies with rows
   /// Per body: (local row, H^{-1} g of that row on the body).
   std::vector<std::vector<std::pair<int, Vec12>>> w;
+  std::unordered_map<std::uint32_t, int> slot;  ///< body -> its index in `bodies`
+  detail::LdltBlock block;                      ///< batched responses (sparse factors)
   Eigen::LDLT<Eigen::MatrixXd> dense;
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> sparse;
   bool use_dense = true;
@@ -53,7 +58,10 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(std::uint32_t 
       any = true;
       if (local.emplace(r, static_cast<int>(f->rows.size())).second) f->rows.push_back(r);
     }
-    if (any) f->bodies.push_back(b);
+    if (any) {
+      f->slot.emplace(b, static_cast<int>(f->bodies.size()));
+      f->bodies.push_back(b);
+    }
   }
   const int m = static_cast<int>(f->rows.size());
   f->w.resize(f->bodies.size());
@@ -100,10 +108,53 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(std::uint32_t 
     A.setFromTriplets(sparse_trip.begin(), sparse_trip.end());
     f->sparse.compute(A);
     f->ok = f->sparse.info() == Eigen::Success;
+    if (f->ok) f->block.prepare(f->sparse);
   }
   auto& ref = *f;
   response_cache.emplace(art, std::move(f));
   return ref;
+}
+
+namespace {
+
+[[noreturn]] void singular_response(std::uint64_t step) {
+  throw SimulationError("step " + std::to_string(step) +
+                        ": the joint system could not be solved for a contact's response "
+                        "(singular joint rows)");
+}
+
+}  // namespace
+
+void World::Impl::joint_block(std::uint32_t art,
+                              const std::vector<detail::ContactSchur::BlockColumn>& columns,
+                              Eigen::MatrixXd& C) {
+  const int n = static_cast<int>(columns.size());
+  C.setZero(n, n);
+  if (dual_used == nullptr || dual_active == 0) return;
+  ArticulationFactor& f = articulation_factor(art);
+  const int m = static_cast<int>(f.rows.size());
+  if (m == 0) return;
+  if (!f.ok) singular_response(steps + 1);
+  // P[l, j] = g_l . H^{-1} g_j on the column's sides (as joint_response's right-hand side).
+  std::vector<Eigen::Triplet<double>> trip;
+  for (int j = 0; j < n; ++j) {
+    for (int side = 0; side < 2; ++side) {
+      const auto it = f.slot.find(static_cast<std::uint32_t>(columns[j].body[side]));
+      if (columns[j].body[side] < 0 || it == f.slot.end()) continue;
+      const std::uint32_t b = f.bodies[it->second];
+      for (const auto& [l, w] : f.w[it->second]) {
+        trip.emplace_back(l, j, row_set.g_of(f.rows[l], b).dot(columns[j].w[side]));
+      }
+    }
+  }
+  Eigen::SparseMatrix<double> P(m, n);
+  P.setFromTriplets(trip.begin(), trip.end());
+  if (f.use_dense) {
+    const Eigen::MatrixXd Pd(P);
+    C = Pd.transpose() * f.dense.solve(Pd);
+  } else {
+    f.block.product(f.sparse, P, C);
+  }
 }
 
 void World::Impl::joint_response(std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
@@ -123,11 +174,7 @@ void World::Impl::joint_response(std::vector<Vec12>& z, std::vector<std::uint32_
     ArticulationFactor& f = articulation_factor(art);
     const int m = static_cast<int>(f.rows.size());
     if (m == 0) continue;
-    if (!f.ok) {
-      throw SimulationError("step " + std::to_string(steps + 1) +
-                            ": the joint system could not be solved for a contact's response "
-                            "(singular joint rows)");
-    }
+    if (!f.ok) singular_response(steps + 1);
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(m);  // G z
     for (std::size_t k = 0; k < f.bodies.size(); ++k) {
       const std::uint32_t b = f.bodies[k];

@@ -335,9 +335,10 @@ void World::Impl::solve_pair_contacts(bool loaded) {
   const auto response = [this](std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
     joint_response(z, touched);
   };
+  const detail::ContactSchur::JointBlock block = joint_block_fn();
   const detail::LcpResult result =
       contact_schur.solve(rows, *this, articulation, jointed_body, response, y, lambda, pair_z,
-                          contacts_applied || n > nc ? &applied : nullptr);
+                          contacts_applied || n > nc ? &applied : nullptr, {}, &block);
   stats.contact_sweeps = result.sweeps;
   stats.contact_pivots = result.pivots;
   for (int k = 0; k < points; ++k) {

@@ -309,8 +309,9 @@ double World::Impl::soft_iteration() {
     if (!full.empty()) {
       update_articulations();
       update_jointed();
+      const detail::ContactSchur::JointBlock block = joint_block_fn();
       const detail::ContactLcp& lcp =
-          contact_schur.assemble(rows, *this, articulation, jointed_body, response, y);
+          contact_schur.assemble(rows, *this, articulation, jointed_body, response, y, &block);
       for (int k = 0; k < lcp.D.outerSize(); ++k) {
         for (Eigen::SparseMatrix<double>::InnerIterator it(lcp.D, k); it; ++it) {
           K(full[it.row()], full[it.col()]) += it.value();

@@ -429,6 +429,17 @@ struct World::Impl final : detail::BodyOperators {
   /// with (S + alpha) lambda = G z on the last dual solve's active rows (no-op without rows).
   /// `touched`: the bodies where z is nonzero; the bodies it changes are appended.
   void joint_response(std::vector<Vec12>& z, std::vector<std::uint32_t>& touched);
+  /// The same response's share of D for many contact rows on one articulation at once
+  /// (ContactSchur::JointBlock): C = P^T (S + alpha)^{-1} P, P[l, j] = g_l . H^{-1} g_j.
+  void joint_block(std::uint32_t art,
+                   const std::vector<detail::ContactSchur::BlockColumn>& columns,
+                   Eigen::MatrixXd& C);
+  /// joint_block bound to this world, for ContactSchur (built per call: a World's Impl is
+  /// copied by clone()).
+  detail::ContactSchur::JointBlock joint_block_fn() {
+    return [this](std::uint32_t art, const std::vector<detail::ContactSchur::BlockColumn>& c,
+                  Eigen::MatrixXd& C) { joint_block(art, c, C); };
+  }
   // joint_response.cpp: per articulation, its active joint rows' block of S + diag(alpha),
   // factored on first use after each dual solve (response_stamp).
   struct ArticulationFactor;

@@ -260,6 +260,81 @@ INSTANTIATE_TEST_SUITE_P(Friction, ContactSchurTest, ::testing::Values(0.0, 0.5)
                                                   : std::string("mu_0_5");
                          });
 
+/// The joints' share of D on one articulation, densely: C = P^T S^{-1} P over the
+/// articulation's joint rows, S = G_J H^{-1} G_J^T + A, P[l, j] = g_l . H^{-1} g_j.
+void dense_joint_block(const Joints& j, const TestBodies& ops, std::uint32_t art,
+                       const std::vector<ContactSchur::BlockColumn>& columns, Eigen::MatrixXd& C) {
+  const RowSet& rs = j.rows;
+  auto in_art = [&](std::int32_t b) { return b >= 0 && j.articulation[b] == art; };
+  std::vector<int> rows;
+  for (int r = 0; r < rs.size(); ++r) {
+    if (in_art(rs.row_a[r]) || in_art(rs.row_b[r])) rows.push_back(r);
+  }
+  const int m = static_cast<int>(rows.size()), n = static_cast<int>(columns.size());
+  Eigen::MatrixXd S = Eigen::MatrixXd::Zero(m, m), P = Eigen::MatrixXd::Zero(m, n);
+  for (int l = 0; l < m; ++l) {
+    S(l, l) += rs.rows[rows[l]].compliance;
+    for (int k = 0; k < m; ++k) {
+      for (std::int32_t b : {rs.row_a[rows[l]], rs.row_b[rows[l]]}) {
+        if (b < 0 || (rs.row_a[rows[k]] != b && rs.row_b[rows[k]] != b)) continue;
+        S(l, k) += rs.g_of(rows[l], b).dot(ops.solve_body(b, rs.g_of(rows[k], b)));
+      }
+    }
+    for (int c = 0; c < n; ++c) {
+      for (int side = 0; side < 2; ++side) {
+        const std::int32_t b = columns[c].body[side];
+        if (b >= 0 && (rs.row_a[rows[l]] == b || rs.row_b[rows[l]] == b)) {
+          P(l, c) += rs.g_of(rows[l], b).dot(columns[c].w[side]);
+        }
+      }
+    }
+  }
+  C = P.transpose() * S.ldlt().solve(P);
+}
+
+// D by articulation blocks (the batched form the World uses) against one response per group
+// of rows and against the dense KKT reference.
+TEST(ContactSchur, ArticulationBlocksMatchTheResponsesAndTheDenseReference) {
+  for (int seed = 1; seed <= 6; ++seed) {
+    std::mt19937 rng(200 + seed);
+    TestBodies ops(9, rng);
+    Joints joints;
+    build_joints(joints, ops, rng);
+    const ContactRows contacts = random_contacts(rng, 6, 9, 0.5);
+    std::vector<Vec12> y(9, Vec12::Zero());
+    TreeResponse response;
+    response.joints = &joints;
+    response.ops = &ops;
+    ASSERT_TRUE(response.tree.prepare(joints.topology));
+    const ContactSchur::JointResponse respond = [&](std::vector<Vec12>& z,
+                                                    std::vector<std::uint32_t>& touched) {
+      response(z, touched);
+    };
+    int blocks = 0;
+    const ContactSchur::JointBlock block = [&](std::uint32_t art,
+                                               const std::vector<ContactSchur::BlockColumn>& c,
+                                               Eigen::MatrixXd& C) {
+      ++blocks;
+      dense_joint_block(joints, ops, art, c, C);
+    };
+    ContactSchur by_response, by_block;
+    const Eigen::MatrixXd Dr(by_response.assemble(contacts, ops, joints.articulation,
+                                                  joints.jointed, respond, y).D);
+    const Eigen::MatrixXd Db(
+        by_block.assemble(contacts, ops, joints.articulation, joints.jointed, respond, y, &block)
+            .D);
+    const Eigen::MatrixXd MJ = dense_joint_inverse(joints, ops);
+    const Eigen::MatrixXd G = dense_contact_gradients(contacts, 9);
+    const Eigen::MatrixXd D = G * MJ * G.transpose();
+    EXPECT_LT((Db - D).lpNorm<Eigen::Infinity>() / D.lpNorm<Eigen::Infinity>(), 1e-10)
+        << "seed " << seed;
+    EXPECT_LT((Db - Dr).lpNorm<Eigen::Infinity>() / D.lpNorm<Eigen::Infinity>(), 1e-10)
+        << "seed " << seed;
+    EXPECT_GE(blocks, 1);
+    EXPECT_LE(blocks, 2);  // the chain's and the tree's (the free body has no joints)
+  }
+}
+
 /// Enumeration of the box-constrained QP min 1/2 l^T K l - b^T l, lo <= l <= hi (K positive
 /// definite): each row free or at one of its finite bounds; the consistent choice is the
 /// solution (rows with lo == hi: fixed).
