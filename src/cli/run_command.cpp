@@ -127,13 +127,21 @@ bool is_glb(const std::string& path) {
 void report_gltf_size(const std::string& path, const io::GltfEstimate& estimate,
                       std::size_t all_bodies) {
   constexpr std::size_t kLarge = 200000;  // body x frame samples
-  if (estimate.samples <= kLarge) return;
+  constexpr std::size_t kLargeBytes = kLarge * 28;  // what they weigh (28 bytes a pose)
+  if (estimate.samples <= kLarge && estimate.soft_bytes <= kLargeBytes) return;
+  std::string soft;
+  if (estimate.soft_bodies > 0) {
+    char text[96];
+    std::snprintf(text, sizeof text, " and %zu soft bodies' morph targets (%.1f MB)",
+                  estimate.soft_bodies, static_cast<double>(estimate.soft_bytes) / 1e6);
+    soft = text;
+  }
   std::fprintf(stderr,
-               "mabd: --out %s: %zu of %zu bodies x %zu frames = %zu samples, about %.1f MB "
+               "mabd: --out %s: %zu of %zu bodies x %zu frames = %zu samples%s, about %.1f MB "
                "(kept in memory, written at the end; reduce with --bodies N or a larger "
                "--frame-every K)\n",
                path.c_str(), estimate.bodies, all_bodies, estimate.frames, estimate.samples,
-               static_cast<double>(estimate.bytes) / 1e6);
+               soft.c_str(), static_cast<double>(estimate.bytes) / 1e6);
   std::fflush(stderr);
 }
 
@@ -197,7 +205,9 @@ int run_command(const RunOptions& options) {
     if (options.gltf_bodies > 0) {
       bodies = std::min(bodies, static_cast<std::size_t>(options.gltf_bodies));
     }
-    report_gltf_size(options.out, io::estimate_gltf(bodies, glb_frames), world.body_count());
+    report_gltf_size(options.out,
+                     io::estimate_gltf(bodies, glb_frames, io::soft_surface_sizes(world)),
+                     world.body_count());
   }
 
   Outputs outputs;

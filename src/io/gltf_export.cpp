@@ -350,16 +350,50 @@ std::int64_t default_frame_every(double dt) {
   return static_cast<std::int64_t>(k);
 }
 
-GltfEstimate estimate_gltf(std::size_t bodies, std::size_t frames) {
+namespace {
+
+/// JSON of one morph target: its accessor (with min and max), buffer view, the primitive's
+/// reference to it and the mesh's default weight (bytes; 279 measured on a falling cube).
+constexpr std::size_t kJsonPerMorphTarget = 280;
+/// JSON of one soft body's mesh, node, base accessors and weights channel (bytes).
+constexpr std::size_t kJsonPerSoftBody = 1000;
+
+/// Bytes of the soft bodies' part of an export of `frames` frames.
+std::size_t soft_export_bytes(const std::vector<SoftSurfaceSize>& soft, std::size_t frames) {
+  if (soft.empty() || frames == 0) return 0;
+  std::size_t bytes = frames * frames * sizeof(float);  // the weights, shared by all
+  for (const SoftSurfaceSize& s : soft) {
+    // Base positions and normals, indices, then one target of 3 floats per node per frame.
+    bytes += s.nodes * 6 * sizeof(float) + s.triangles * 3 * sizeof(std::uint32_t) +
+             frames * (s.nodes * 3 * sizeof(float) + kJsonPerMorphTarget) + kJsonPerSoftBody;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+GltfEstimate estimate_gltf(std::size_t bodies, std::size_t frames,
+                           const std::vector<SoftSurfaceSize>& soft) {
   GltfEstimate e;
   e.bodies = bodies;
   e.frames = frames;
   e.samples = bodies * frames;
+  e.soft_bodies = soft.size();
+  e.soft_bytes = soft_export_bytes(soft, frames);
   // Poses as floats, frame times, and roughly 550 bytes of JSON per body (node, two
   // accessors, two channels and samplers), plus the meshes.
   e.bytes = e.samples * kFloatsPerPose * sizeof(float) + frames * sizeof(float) + bodies * 550 +
-            16384;
+            16384 + e.soft_bytes;
   return e;
+}
+
+std::vector<SoftSurfaceSize> soft_surface_sizes(const World& world) {
+  std::vector<SoftSurfaceSize> out;
+  for (std::uint32_t k = 0; k < world.soft_body_count(); ++k) {
+    const SoftTrack t = soft_track(world, SoftBodyId{k});
+    out.push_back({t.nodes.size(), t.triangles.size() / 3});
+  }
+  return out;
 }
 
 TrajectoryRecorder::TrajectoryRecorder(const World& world, const std::vector<BodyDef>& bodies,

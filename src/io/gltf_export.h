@@ -17,16 +17,30 @@ namespace mabd::io {
 /// round(1 / (60 dt)), at least 1.
 std::int64_t default_frame_every(double dt);
 
+/// The surface of a soft body as the export draws it (see SoftTrack).
+struct SoftSurfaceSize {
+  std::size_t nodes = 0;      ///< surface nodes (vertices of its mesh)
+  std::size_t triangles = 0;  ///< boundary triangles
+};
+
 /// Size of an export, known before the run.
 struct GltfEstimate {
   std::size_t bodies = 0;
   std::size_t frames = 0;
   std::size_t samples = 0;  ///< bodies x frames
+  std::size_t soft_bodies = 0;
+  /// Part of `bytes` for the soft bodies: morph targets (12 bytes per surface node and
+  /// frame), their accessors, and the weights animation (4 bytes per frame squared).
+  std::size_t soft_bytes = 0;
   std::size_t bytes = 0;    ///< approximate size of the .glb (and of the memory it needs)
 };
 
-/// Estimate for `bodies` bodies sampled `frames` times.
-GltfEstimate estimate_gltf(std::size_t bodies, std::size_t frames);
+/// Estimate for `bodies` bodies and the soft bodies of surfaces `soft` sampled `frames` times.
+GltfEstimate estimate_gltf(std::size_t bodies, std::size_t frames,
+                           const std::vector<SoftSurfaceSize>& soft = {});
+
+/// The surfaces of `world`'s soft bodies, soft-body id order (what the export draws).
+std::vector<SoftSurfaceSize> soft_surface_sizes(const World& world);
 
 /// Half the side (m) of the square a plane is drawn as: at least 10 m, and twice the extent
 /// of the other bodies' initial bounding spheres seen in the plane.

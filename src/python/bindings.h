@@ -133,14 +133,15 @@ class PyWorld {
   std::optional<SceneSource> scene;
   /// Definitions of every body, body-id order (the recorder draws their shapes).
   std::vector<BodyDef> defs;
-  /// Additions from Python in call order: ("body", BodyDef), ("joint", JointDef) and
-  /// ("exclude", a, b); replayed when unpickling.
+  /// Additions from Python in call order: ("body", BodyDef), ("joint", JointDef),
+  /// ("soft", SoftBodyDef) and ("exclude", a, b); replayed when unpickling.
   py::list ops;
   int default_steps = 1000;
   std::vector<std::string> scene_warnings;
-  /// A joint was added after the world stepped or restored a state: its body-local anchor
-  /// came from that configuration, which replaying the additions would not reproduce.
-  bool joint_after_motion = false;
+  /// What was added after the world stepped or restored a state and holds a body-local point
+  /// taken from that configuration ("a joint", "soft body 'x' attached to a body"), which
+  /// replaying the additions would not reproduce; empty if nothing.
+  std::string added_after_motion;
   /// The world stepped or restored a state since it was built.
   bool has_moved = false;
   /// Live numpy views of q and qdot (their base objects count themselves here).
@@ -151,13 +152,16 @@ class PyWorld {
   BodyId body(const py::handle& ref) const;
   /// Id of a joint given by index or name.
   JointId joint(const py::handle& ref) const;
+  /// Id of a soft body given by index or name.
+  SoftBodyId soft_body(const py::handle& ref) const;
   /// Throws BufferError if numpy views of the state storage exist (`what` names the call).
   void check_no_views(const char* what) const;
 };
 
-/// Adds a body / a joint / a collision exclusion and records the addition.
+/// Adds a body / a joint / a soft body / a collision exclusion and records the addition.
 std::uint32_t add_body(PyWorld& w, const PyBodyDef& def);
 std::uint32_t add_joint(PyWorld& w, const JointDef& def);
+std::uint32_t add_soft_body(PyWorld& w, const SoftBodyDef& def);
 void exclude_collision(PyWorld& w, BodyId a, BodyId b);
 
 void bind_errors(py::module_& m);
@@ -165,6 +169,7 @@ void bind_bodies(py::module_& m);
 void bind_joints(py::module_& m);
 void bind_settings(py::module_& m);
 void bind_world(py::module_& m, py::class_<PyWorld>& cls);
+void bind_soft(py::module_& m, py::class_<PyWorld>& cls);
 void bind_state(py::module_& m, py::class_<PyWorld>& cls);
 void bind_io(py::module_& m, py::class_<PyWorld>& cls);
 void bind_batch(py::module_& m);

@@ -24,6 +24,7 @@ calls that may move the storage (add_body, reserve, restore_state) raise BufferE
 the views or copy them (``q.copy()``) first. Every other array a method returns is a new copy.
 )doc");
   bind_world(m, world);
+  bind_soft(m, world);
   bind_state(m, world);
   bind_io(m, world);
   bind_batch(m);

@@ -178,7 +178,7 @@ std::unique_ptr<PyWorld> clone(const PyWorld& w) {
   auto c = std::make_unique<PyWorld>(w.world.clone(), w.scene, w.defs, w.default_steps,
                                      w.scene_warnings);
   c->ops = py::list(w.ops);
-  c->joint_after_motion = w.joint_after_motion;
+  c->added_after_motion = w.added_after_motion;
   c->has_moved = w.has_moved;
   return c;
 }
@@ -186,11 +186,12 @@ std::unique_ptr<PyWorld> clone(const PyWorld& w) {
 constexpr int kPickleVersion = 1;
 
 py::tuple get_state(const PyWorld& w) {
-  if (w.joint_after_motion) {
+  if (!w.added_after_motion.empty()) {
     throw py::type_error(
-        "cannot pickle this World: a joint was added after it stepped or restored a state, "
-        "and rebuilding it from its definitions would place that joint differently (add all "
-        "joints before stepping, or use save_state with a world built the same way)");
+        "cannot pickle this World: " + w.added_after_motion +
+        " was added after it stepped or restored a state, and rebuilding it from its "
+        "definitions would place it differently (add all joints and attached soft bodies "
+        "before stepping, or use save_state with a world built the same way)");
   }
   py::object scene = py::none();
   if (w.scene) {
@@ -221,6 +222,8 @@ std::unique_ptr<PyWorld> set_state(const py::tuple& t) {
       add_body(*w, item[1].cast<PyBodyDef>());
     } else if (kind == "joint") {
       add_joint(*w, item[1].cast<JointDef>());
+    } else if (kind == "soft") {
+      add_soft_body(*w, item[1].cast<SoftBodyDef>());
     } else if (kind == "exclude") {
       exclude_collision(*w, BodyId{item[1].cast<std::uint32_t>()},
                         BodyId{item[2].cast<std::uint32_t>()});

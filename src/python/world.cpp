@@ -8,8 +8,13 @@ namespace mabd::python {
 
 namespace {
 
-/// Index of a body or joint given by its index or name: `kind` names it in messages ("body",
-/// "joint"), `find` looks a name up, `count` is how many there are.
+/// "bodies", "joints", "soft bodies".
+std::string plural_of(const std::string& kind) {
+  return kind.back() == 'y' ? kind.substr(0, kind.size() - 1) + "ies" : kind + "s";
+}
+
+/// Index of a body, joint or soft body given by its index or name: `kind` names it in messages
+/// ("body", "joint", "soft body"), `find` looks a name up, `count` is how many there are.
 template <class Find>
 std::uint32_t resolve(const py::handle& ref, const char* kind, Find find, std::size_t count) {
   if (py::isinstance<py::str>(ref)) {
@@ -25,7 +30,7 @@ std::uint32_t resolve(const py::handle& ref, const char* kind, Find find, std::s
   const long long index = ref.cast<long long>();
   if (index < 0 || index >= static_cast<long long>(count)) {
     throw InvalidArgument(std::string("unknown ") + kind + " id " + std::to_string(index) +
-                          " (world has " + std::to_string(count) + " " + kind + "s)");
+                          " (world has " + std::to_string(count) + " " + plural_of(kind) + ")");
   }
   return static_cast<std::uint32_t>(index);
 }
@@ -41,6 +46,12 @@ JointId PyWorld::joint(const py::handle& ref) const {
   return JointId{resolve(
       ref, "joint", [&](const std::string& n) { return world.find_joint(n); },
       world.joint_count())};
+}
+
+SoftBodyId PyWorld::soft_body(const py::handle& ref) const {
+  return SoftBodyId{resolve(
+      ref, "soft body", [&](const std::string& n) { return world.find_soft_body(n); },
+      world.soft_body_count())};
 }
 
 void PyWorld::check_no_views(const char* what) const {
@@ -61,7 +72,7 @@ std::uint32_t add_body(PyWorld& w, const PyBodyDef& def) {
 
 std::uint32_t add_joint(PyWorld& w, const JointDef& def) {
   const JointId id = w.world.add_joint(def);
-  if (w.has_moved) w.joint_after_motion = true;
+  if (w.has_moved && w.added_after_motion.empty()) w.added_after_motion = "a joint";
   w.ops.append(py::make_tuple("joint", def));
   return id.index;
 }
@@ -250,32 +261,6 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
       .def("rigidity_deviation", body_query(&World::rigidity_deviation), py::arg("body"),
            "|A^T A - I|_F (dimensionless).")
       .def("elastic_energy", body_query(&World::elastic_energy), py::arg("body"), "J")
-      .def_property_readonly(
-          "soft_body_count", [](const PyWorld& w) { return w.world.soft_body_count(); },
-          "Number of soft bodies (scene files' soft_bodies).")
-      .def(
-          "soft_body_state",
-          [](const PyWorld& w, std::uint32_t id) {
-            const SoftBodyState st = w.world.soft_body_state(SoftBodyId{id});
-            Eigen::MatrixX3d x(st.positions.size(), 3), v(st.velocities.size(), 3);
-            for (std::size_t i = 0; i < st.positions.size(); ++i) {
-              x.row(static_cast<Eigen::Index>(i)) = st.positions[i].transpose();
-              v.row(static_cast<Eigen::Index>(i)) = st.velocities[i].transpose();
-            }
-            return py::make_tuple(x, v);
-          },
-          py::arg("soft_body"),
-          "(positions (m), velocities (m/s)) of the soft body's nodes, (N, 3) arrays each, "
-          "world frame.")
-      .def(
-          "soft_body_energies",
-          [](const PyWorld& w, std::uint32_t id) {
-            const SoftBodyId s{id};
-            return py::make_tuple(w.world.soft_kinetic_energy(s), w.world.soft_elastic_energy(s),
-                                  w.world.soft_potential_energy(s));
-          },
-          py::arg("soft_body"),
-          "(kinetic, elastic, potential = gravity + elastic) energy of the soft body (J).")
       .def("kinetic_energy", body_or_total<double>(&World::kinetic_energy, &World::kinetic_energy),
            py::arg("body") = py::none(), "J, of one body or (None) of all.")
       .def("potential_energy",

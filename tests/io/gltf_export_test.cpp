@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -656,3 +657,64 @@ TEST_F(GltfExportTest, SoftBodySurfaceIsMorphedFrameByFrame) {
 }
 
 }  // namespace
+
+namespace {
+
+/// A ball on the ground, with (soft) or without a soft cube of 2 x 2 x 2 cells beside it.
+mabd::Scene ball_scene(bool soft) {
+  std::string text = R"({
+    "settings": {"dt": 0.01, "gravity": [0, 0, -9.81], "contact": {"model": "exact"}},
+    "bodies": [{"name": "ground", "kind": "static", "shape": {"type": "plane"},
+                "material": {"density": 1000}},
+               {"name": "ball", "shape": {"type": "sphere", "radius": 0.05},
+                "material": {"density": 1000}, "position": [0.5, 0, 0.2]}])";
+  if (soft) {
+    text += R"(,
+    "soft_bodies": [{"name": "cube", "box": {"size": [0.2, 0.2, 0.2], "cells": [2, 2, 2]},
+                     "position": [0, 0, 0.2],
+                     "material": {"density": 1000, "youngs_modulus": 1e5, "poisson_ratio": 0.3}}])";
+  }
+  return mabd::parse_scene(text + "}", "ball.json");
+}
+
+}  // namespace
+
+// The size estimate behind the --out check counts the soft bodies' morph targets (12 bytes
+// per surface node and frame plus each target's accessor) and their weights (4 bytes per
+// frame squared): the estimate's soft part against what the soft body adds to the file, and
+// the whole estimate against the file.
+TEST_F(GltfExportTest, SizeEstimateCountsSoftBodiesMorphTargets) {
+  const std::size_t frames = 120;
+  std::uintmax_t size[2] = {0, 0};
+  mabd::io::GltfEstimate estimate;
+  for (int soft = 0; soft < 2; ++soft) {
+    const mabd::Scene scene = ball_scene(soft == 1);
+    mabd::World world = mabd::build_world(scene);
+    const std::vector<mabd::io::SoftSurfaceSize> surfaces = mabd::io::soft_surface_sizes(world);
+    ASSERT_EQ(surfaces.size(), static_cast<std::size_t>(soft));
+    if (soft == 1) {
+      // A cube of 2 x 2 x 2 cells: 26 surface nodes, 6 faces of 8 triangles.
+      EXPECT_EQ(surfaces[0].nodes, 26u);
+      EXPECT_EQ(surfaces[0].triangles, 48u);
+      estimate = mabd::io::estimate_gltf(world.body_count(), frames, surfaces);
+    }
+    mabd::io::TrajectoryRecorder recorder(world, scene.bodies);
+    for (std::size_t f = 0; f < frames; ++f) {
+      if (f > 0) world.step();
+      recorder.record(world);
+    }
+    const fs::path path = tmp("size" + std::to_string(soft) + ".glb");
+    recorder.write_glb(path.string());
+    size[soft] = fs::file_size(path);
+  }
+  const double added = static_cast<double>(size[1] - size[0]);
+  // Data alone: 26 x 12 bytes x 120 targets + 120^2 x 4 bytes of weights = 95 kB.
+  EXPECT_GT(added, 26 * 12 * 120 + 120 * 120 * 4);
+  EXPECT_EQ(estimate.soft_bodies, 1u);
+  EXPECT_NEAR(static_cast<double>(estimate.soft_bytes), added, 0.05 * added);
+  EXPECT_NEAR(static_cast<double>(estimate.bytes), static_cast<double>(size[1]),
+              0.15 * static_cast<double>(size[1]));
+  std::printf("glTF size: soft part estimated %zu bytes, measured %.0f; whole file estimated "
+              "%zu bytes, measured %ju\n",
+              estimate.soft_bytes, added, estimate.bytes, size[1]);
+}

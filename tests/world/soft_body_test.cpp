@@ -1,8 +1,11 @@
 // Soft bodies in the World: the lockstep Newton loop against the standalone FEM solver, the
-// attachment rows against momentum conservation, free fall and statics, and bad input.
+// attachment rows against momentum conservation, free fall and statics, exact and penalty
+// contact against statics and the Coulomb incline, and bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "fem/fem_solid.h"
 #include "fem/tet_mesh.h"
@@ -381,6 +384,139 @@ TEST(SoftBody, PinnedNodesOnTheGroundTakeNoContact) {
   for (const Vec3& x : w.soft_body_state(s).positions) lowest = std::min(lowest, x.z());
   EXPECT_GT(lowest, -1e-5);
   EXPECT_LT(w.soft_kinetic_energy(s), 1e-4);
+}
+
+WorldSettings penalty_contact(double h) {
+  WorldSettings s = implicit_euler(h, Vec3(0, 0, -9.81));
+  s.contact.model = ContactModel::Penalty;  // tau = 2 h, critically damped (the defaults)
+  return s;
+}
+
+double total_energy(const World& w) { return w.kinetic_energy() + w.potential_energy(); }
+
+/// Penalty contact springs of soft box `d` (as soft_box made it, 2e4 Pa) at the nodes `sole`
+/// in the world's current shape of soft body `s`: k_r = m_r / tau^2 (N/m) with the row's
+/// effective mass m_r = h^2 / (H^-1)_rr, H = M/h^2 + K(x) the solid's Hessian along z
+/// (soft_bodies.cpp, contact_laws.h), from the standalone FEM solver.
+std::vector<double> sole_springs(const World& w, SoftBodyId s, const SoftBodyDef& d,
+                                 const std::vector<int>& sole, double h, double tau) {
+  const SoftBodyState st = w.soft_body_state(s);
+  fem::TetMesh mesh = fem::make_box_mesh(d.nodes.front(), d.nodes.back(), 2, 2, 2);
+  fem::FemSolid ref(fem::FemModel(std::move(mesh), {1000.0, 2e4, 0.3}, fem::MassType::lumped, {}));
+  fem::FemState x = ref.state();
+  for (std::size_t i = 0; i < st.positions.size(); ++i) x.x.segment<3>(3 * i) = st.positions[i];
+  ref.set_state(x);
+  ref.factor_hessian(h);
+  std::vector<int> coords;
+  for (int i : sole) coords.push_back(3 * i + 2);
+  const Eigen::MatrixXd Z = ref.hessian_columns(coords);
+  std::vector<double> k(sole.size());
+  for (std::size_t r = 0; r < sole.size(); ++r) {
+    k[r] = h * h / Z(coords[r], static_cast<Eigen::Index>(r)) / (tau * tau);
+  }
+  return k;
+}
+
+// Penalty contact: a soft cube set on the ground sinks until its sole's springs carry its
+// weight, sum_r k_r d_r = m g over the penetrations d_r (the springs of sole_springs). The
+// total energy never rises: kinetic + gravity + elastic + the springs' stored energy.
+TEST(SoftBody, PenaltyContactSinksAsItsSpringsPredict) {
+  const double h = 0.01, tau = 2 * h, g = 9.81;
+  World w(penalty_contact(h));
+  w.add_body(ground(0));
+  SoftBodyDef d = soft_box(Vec3(0, 0, 0), Vec3(0.2, 0.2, 0.2), 2, 2, 2, 2e4);
+  d.material.friction = 1.0;
+  const SoftBodyId s = w.add_soft_body(d);
+  const std::vector<int> sole = nodes_at(d, 2, 0.0);
+  ASSERT_EQ(sole.size(), 9u);
+  // Penetrations d_r of the sole's nodes (m).
+  auto depths = [&] {
+    std::vector<double> out;
+    const auto x = w.soft_body_state(s).positions;
+    for (int i : sole) out.push_back(std::max(0.0, -x[i].z()));
+    return out;
+  };
+  // The springs' energy S: each step adds the work of their static forces k_r d_r at the
+  // step's end, sum_r 1/2 k_r (d_r'^2 - d_r^2) with k_r at the end (backward Euler's
+  // accounting; their stiffness follows the solid's shape, so 1/2 k_r d_r^2 alone is not a
+  // potential).
+  double springs = 0, gain = -INFINITY, gain_without_springs = -INFINITY;
+  std::vector<double> d_prev = depths();
+  double bare_prev = total_energy(w);
+  for (int n = 0; n < 300; ++n) {
+    w.step();
+    const std::vector<double> k = sole_springs(w, s, d, sole, h, tau), dr = depths();
+    double stored = 0;
+    for (std::size_t r = 0; r < k.size(); ++r) {
+      stored += 0.5 * k[r] * (dr[r] * dr[r] - d_prev[r] * d_prev[r]);
+    }
+    springs += stored;
+    const double bare = total_energy(w);
+    gain = std::max(gain, bare - bare_prev + stored);
+    gain_without_springs = std::max(gain_without_springs, bare - bare_prev);
+    bare_prev = bare;
+    d_prev = dr;
+  }
+  EXPECT_LT(gain, 1e-9) << "largest rise of the total energy over one step (J)";
+  EXPECT_LT(w.soft_kinetic_energy(s), 1e-6);
+  const std::vector<double> k = sole_springs(w, s, d, sole, h, tau), dr = depths();
+  double carried = 0, stiffness = 0, mean = 0, deepest = 0;
+  for (std::size_t r = 0; r < k.size(); ++r) {
+    carried += k[r] * dr[r];
+    stiffness += k[r];
+    mean += dr[r] / static_cast<double>(k.size());
+    deepest = std::max(deepest, dr[r]);
+  }
+  const double weight = 1000.0 * 0.2 * 0.2 * 0.2 * g;
+  EXPECT_NEAR(carried, weight, 0.01 * weight);
+  // The sole sinks by about weight / sum k_r (the springs in parallel; its corners sink
+  // more than its centre).
+  const double expected = weight / stiffness;
+  EXPECT_NEAR(mean, expected, 0.25 * expected) << "deepest " << deepest;
+  // No other node touches the ground.
+  const auto x = w.soft_body_state(s).positions;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (std::find(sole.begin(), sole.end(), static_cast<int>(i)) == sole.end()) {
+      EXPECT_GT(x[i].z(), 0.05) << "node " << i;
+    }
+  }
+  std::printf("penalty sole: mean depth %.4g m, weight / sum k_r %.4g m, deepest %.4g m, "
+              "sum k_r d_r / weight %.6f; largest one-step energy change %.3g J (%.3g J "
+              "without the springs' %.3g J)\n",
+              mean, expected, deepest, carried / weight, gain, gain_without_springs, springs);
+}
+
+// The incline with penalty contact: the block slides with a = g (sin - mu cos).
+TEST(SoftBody, PenaltyContactSlidesAtTheCoulombAcceleration) {
+  const double theta = M_PI / 6, mu = 0.3, g = 9.81, h = 0.005;
+  World w(penalty_contact(h));
+  BodyDef plane = ground(theta);
+  plane.material.friction = mu;
+  w.add_body(plane);
+  const Quat tilt(Eigen::AngleAxisd(theta, Vec3::UnitX()));
+  SoftBodyDef d = soft_box(Vec3(-0.05, -0.05, 0), Vec3(0.05, 0.05, 0.05), 2, 2, 1, 1e7);
+  for (Vec3& x : d.nodes) x = tilt * x;
+  d.material.friction = mu;
+  const SoftBodyId s = w.add_soft_body(d);
+  auto mean_of = [](const std::vector<Vec3>& v) {
+    Vec3 c = Vec3::Zero();
+    for (const Vec3& p : v) c += p;
+    return Vec3(c / static_cast<double>(v.size()));
+  };
+  const Vec3 downhill = tilt * Vec3(0, -1, 0);
+  for (int n = 0; n < 20; ++n) w.step();  // settle the contact
+  const Vec3 c0 = mean_of(w.soft_body_state(s).positions);
+  const Vec3 vel0 = mean_of(w.soft_body_state(s).velocities);
+  const int steps = 100;
+  for (int n = 0; n < steps; ++n) w.step();
+  const double t = steps * h;
+  const double a =
+      2 * ((mean_of(w.soft_body_state(s).positions) - c0).dot(downhill) - vel0.dot(downhill) * t) /
+      (t * t);
+  const double expected = g * (std::sin(theta) - mu * std::cos(theta));
+  EXPECT_NEAR(a, expected, 0.05 * expected);
+  std::printf("penalty incline: a = %.5g m/s^2, g (sin - mu cos) = %.5g m/s^2 (%+.2f%%)\n", a,
+              expected, 100 * (a - expected) / expected);
 }
 
 // A soft cube dropped on a plate held by a fixed joint: the energy never rises, and once the
