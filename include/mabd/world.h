@@ -34,7 +34,9 @@ struct StepStats {
   /// last solve (0 for the direct solvers).
   int dual_iterations = 0;
   double dual_residual = 0;
-  int contacts = 0;             ///< active contact points at the end of the step
+  /// Active contact points at the end of the step: bodies' points and soft bodies' surface
+  /// nodes that push (World::contacts() lists the bodies' only).
+  int contacts = 0;
   /// Largest penetration (m) of an active contact at the end of the step (0 without).
   double max_penetration = 0;
   /// Wall-clock time (ms) of the step's phases, which add up to about wall_ms (but for the

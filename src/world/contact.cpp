@@ -528,6 +528,16 @@ void World::Impl::contact_stats() {
     ++stats.contacts;
     stats.max_penetration = std::max(stats.max_penetration, -c.normal_gap(q[c.a], q[c.b]));
   }
+  // Soft bodies' surface nodes that push (the iterate is the step's end: before end_step).
+  for (const SoftBody& sb : soft_bodies) {
+    for (const SoftContact& c : sb.contacts) {
+      if (!(c.lambda[0] < 0)) continue;
+      ++stats.contacts;
+      const Vec3 x = sb.solid->iterate().segment<3>(3 * c.node);
+      stats.max_penetration =
+          std::max(stats.max_penetration, -c.n.dot(x - detail::point(q[c.body], c.p)));
+    }
+  }
 }
 
 // ---- Public queries ----------------------------------------------------------------------

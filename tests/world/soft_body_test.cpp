@@ -333,6 +333,14 @@ TEST(SoftBody, RestsOnTheGroundAsIfItsSoleWerePinned) {
   // No sinking beyond the exact model's compliance floor: 1e-3 of each row's own compliance
   // (here the soft solid's, which the sag measures).
   EXPECT_GT(lowest, -2e-3 * sag_ref / 9) << "sag " << sag_ref / 9;
+  // The step statistics count the sole's nine pushing nodes and their deepest penetration.
+  const StepStats& stats = w.last_step();
+  EXPECT_EQ(stats.contacts, 9);
+  EXPECT_NEAR(stats.max_penetration, -std::min(0.0, [&] {
+    double low = 0;
+    for (int i : nodes_at(d, 2, 0.0)) low = std::min(low, x[i].z());
+    return low;
+  }()), 1e-12);
 }
 
 // A stiff soft block on a 30 degree incline with friction mu = 0.3 < tan 30: its centre of
