@@ -158,6 +158,16 @@ class PyWorld {
   void check_no_views(const char* what) const;
 };
 
+/// World::find_body, find_joint or find_soft_body bound for Python: the id of the item named
+/// `name`, or None.
+template <class Id>
+auto find_query(std::optional<Id> (World::*find)(const std::string&) const) {
+  return [find](const PyWorld& w, const std::string& name) -> py::object {
+    if (auto id = (w.world.*find)(name)) return py::int_(id->index);
+    return py::none();
+  };
+}
+
 /// Adds a body / a joint / a soft body / a collision exclusion and records the addition.
 std::uint32_t add_body(PyWorld& w, const PyBodyDef& def);
 std::uint32_t add_joint(PyWorld& w, const JointDef& def);

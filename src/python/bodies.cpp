@@ -1,68 +1,25 @@
 // Bodies: shapes, materials, collision filters, body definitions and mass properties.
 #include <string>
 
-#include "python/bindings.h"
+#include "python/arrays.h"
 
 namespace mabd::python {
 
 namespace {
 
 /// (n, 3) float64 array of the mesh's vertices (m).
-py::array_t<double> vertices_array(const TriangleMesh& mesh) {
-  py::array_t<double> out({static_cast<py::ssize_t>(mesh.vertices.size()), py::ssize_t{3}});
-  auto v = out.mutable_unchecked<2>();
-  for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
-    for (int k = 0; k < 3; ++k) v(static_cast<py::ssize_t>(i), k) = mesh.vertices[i][k];
-  }
-  return out;
-}
+py::array_t<double> vertices_array(const TriangleMesh& mesh) { return points_array(mesh.vertices); }
 
 py::array_t<std::int64_t> triangles_array(const TriangleMesh& mesh) {
-  py::array_t<std::int64_t> out({static_cast<py::ssize_t>(mesh.triangles.size()), py::ssize_t{3}});
-  auto t = out.mutable_unchecked<2>();
-  for (std::size_t i = 0; i < mesh.triangles.size(); ++i) {
-    for (int k = 0; k < 3; ++k) t(static_cast<py::ssize_t>(i), k) = mesh.triangles[i][k];
-  }
-  return out;
-}
-
-/// Checks that `a` is a 2-D array with 3 columns; throws InvalidArgument naming `what`.
-void check_n_by_3(const py::array& a, const char* what) {
-  if (a.ndim() != 2 || a.shape(1) != 3) {
-    std::string shape = "(";
-    for (py::ssize_t i = 0; i < a.ndim(); ++i) {
-      if (i > 0) shape += ", ";
-      shape += std::to_string(a.shape(i));
-    }
-    shape += a.ndim() == 1 ? ",)" : ")";
-    throw InvalidArgument(std::string(what) + ": expected an (n, 3) array, got shape " + shape);
-  }
+  return index_array(mesh.triangles);
 }
 
 void set_vertices(TriangleMesh& mesh, const py::array_t<double, py::array::forcecast>& a) {
-  check_n_by_3(a, "TriangleMesh.vertices");
-  auto v = a.unchecked<2>();
-  mesh.vertices.resize(static_cast<std::size_t>(a.shape(0)));
-  for (py::ssize_t i = 0; i < a.shape(0); ++i) {
-    mesh.vertices[static_cast<std::size_t>(i)] = Vec3(v(i, 0), v(i, 1), v(i, 2));
-  }
+  mesh.vertices = read_points(a, "TriangleMesh.vertices");
 }
 
 void set_triangles(TriangleMesh& mesh, const py::array_t<std::int64_t, py::array::forcecast>& a) {
-  check_n_by_3(a, "TriangleMesh.triangles");
-  auto t = a.unchecked<2>();
-  mesh.triangles.resize(static_cast<std::size_t>(a.shape(0)));
-  for (py::ssize_t i = 0; i < a.shape(0); ++i) {
-    for (int k = 0; k < 3; ++k) {
-      const std::int64_t index = t(i, k);
-      if (index < 0 || index > INT32_MAX) {
-        throw InvalidArgument("TriangleMesh.triangles[" + std::to_string(i) + "]: vertex index " +
-                              std::to_string(index) + " out of range");
-      }
-      mesh.triangles[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)] =
-          static_cast<int>(index);
-    }
-  }
+  mesh.triangles = read_index_rows<3>(a, "TriangleMesh.triangles", "vertex");
 }
 
 /// A shape of `type`; the other fields keep ShapeDef's defaults unless given.

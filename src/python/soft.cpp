@@ -2,73 +2,26 @@
 // and the per-soft-body queries (state, energies, tets, names).
 #include <string>
 
-#include "python/bindings.h"
+#include "python/arrays.h"
 
 namespace mabd::python {
 
 namespace {
 
-/// "(2, 3)" for a 2 x 3 array.
-std::string shape_of(const py::array& a) {
-  std::string out = "(";
-  for (py::ssize_t i = 0; i < a.ndim(); ++i) {
-    if (i > 0) out += ", ";
-    out += std::to_string(a.shape(i));
-  }
-  return out + (a.ndim() == 1 ? ",)" : ")");
-}
-
-/// Checks that `a` is a 2-D array with `cols` columns; throws InvalidArgument naming `what`.
-void check_columns(const py::array& a, py::ssize_t cols, const char* what) {
-  if (a.ndim() != 2 || a.shape(1) != cols) {
-    throw InvalidArgument(std::string(what) + ": expected an (n, " + std::to_string(cols) +
-                          ") array, got shape " + shape_of(a));
-  }
-}
-
-py::array_t<double> nodes_array(const SoftBodyDef& d) {
-  py::array_t<double> out({static_cast<py::ssize_t>(d.nodes.size()), py::ssize_t{3}});
-  auto a = out.mutable_unchecked<2>();
-  for (std::size_t i = 0; i < d.nodes.size(); ++i) {
-    for (int k = 0; k < 3; ++k) a(static_cast<py::ssize_t>(i), k) = d.nodes[i][k];
-  }
-  return out;
-}
+py::array_t<double> nodes_array(const SoftBodyDef& d) { return points_array(d.nodes); }
 
 /// Non-finite coordinates are left to World.add_soft_body, which names the node.
 void set_nodes(SoftBodyDef& d, const py::array_t<double, py::array::forcecast>& a) {
-  check_columns(a, 3, "SoftBodyDef.nodes");
-  auto v = a.unchecked<2>();
-  d.nodes.resize(static_cast<std::size_t>(a.shape(0)));
-  for (py::ssize_t i = 0; i < a.shape(0); ++i) {
-    d.nodes[static_cast<std::size_t>(i)] = Vec3(v(i, 0), v(i, 1), v(i, 2));
-  }
+  d.nodes = read_points(a, "SoftBodyDef.nodes");
 }
 
 py::array_t<std::int64_t> tets_array(const std::vector<std::array<int, 4>>& tets) {
-  py::array_t<std::int64_t> out({static_cast<py::ssize_t>(tets.size()), py::ssize_t{4}});
-  auto a = out.mutable_unchecked<2>();
-  for (std::size_t i = 0; i < tets.size(); ++i) {
-    for (int k = 0; k < 4; ++k) a(static_cast<py::ssize_t>(i), k) = tets[i][k];
-  }
-  return out;
+  return index_array(tets);
 }
 
 /// Indices beyond the node count are left to World.add_soft_body, which names the tet.
 void set_tets(SoftBodyDef& d, const py::array_t<std::int64_t, py::array::forcecast>& a) {
-  check_columns(a, 4, "SoftBodyDef.tets");
-  auto t = a.unchecked<2>();
-  d.tets.resize(static_cast<std::size_t>(a.shape(0)));
-  for (py::ssize_t i = 0; i < a.shape(0); ++i) {
-    for (int k = 0; k < 4; ++k) {
-      const std::int64_t index = t(i, k);
-      if (index < 0 || index > INT32_MAX) {
-        throw InvalidArgument("SoftBodyDef.tets[" + std::to_string(i) + "]: node index " +
-                              std::to_string(index) + " out of range");
-      }
-      d.tets[static_cast<std::size_t>(i)][static_cast<std::size_t>(k)] = static_cast<int>(index);
-    }
-  }
+  d.tets = read_index_rows<4>(a, "SoftBodyDef.tets", "node");
 }
 
 py::list attachments_list(const SoftBodyDef& d) {
@@ -187,10 +140,7 @@ void bind_soft(py::module_& m, py::class_<PyWorld>& cls) {
           "Number of soft bodies (from scene files and add_soft_body).")
       .def(
           "find_soft_body",
-          [](const PyWorld& w, const std::string& name) -> py::object {
-            if (auto id = w.world.find_soft_body(name)) return py::int_(id->index);
-            return py::none();
-          },
+          find_query(&World::find_soft_body),
           py::arg("name"), "Id of the soft body named `name`, or None.")
       .def(
           "soft_body_name",

@@ -218,17 +218,11 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
            "BodyInfo of a body (id or name).")
       .def(
           "find_body",
-          [](const PyWorld& w, const std::string& name) -> py::object {
-            if (auto id = w.world.find_body(name)) return py::int_(id->index);
-            return py::none();
-          },
+          find_query(&World::find_body),
           py::arg("name"), "Id of the body named `name`, or None.")
       .def(
           "find_joint",
-          [](const PyWorld& w, const std::string& name) -> py::object {
-            if (auto id = w.world.find_joint(name)) return py::int_(id->index);
-            return py::none();
-          },
+          find_query(&World::find_joint),
           py::arg("name"), "Id of the joint named `name`, or None.")
       .def("joint_name", joint_query(&World::joint_name), py::arg("joint"))
       .def_property_readonly(

@@ -139,8 +139,9 @@ void World::Impl::joint_block(std::uint32_t art,
   std::vector<Eigen::Triplet<double>> trip;
   for (int j = 0; j < n; ++j) {
     for (int side = 0; side < 2; ++side) {
+      if (columns[j].body[side] < 0) continue;
       const auto it = f.slot.find(static_cast<std::uint32_t>(columns[j].body[side]));
-      if (columns[j].body[side] < 0 || it == f.slot.end()) continue;
+      if (it == f.slot.end()) continue;  // a body without active rows: no share
       const std::uint32_t b = f.bodies[it->second];
       for (const auto& [l, w] : f.w[it->second]) {
         trip.emplace_back(l, j, row_set.g_of(f.rows[l], b).dot(columns[j].w[side]));
