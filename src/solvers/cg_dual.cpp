@@ -2,6 +2,24 @@
 
 namespace mabd::detail {
 
+void CgDual::start(const std::vector<int>& index, int m) {
+  x_.setZero(m);
+  if (warm_.size() == index.size()) {
+    for (std::size_t r = 0; r < index.size(); ++r) {
+      if (index[r] >= 0) x_[index[r]] = warm_[r];
+    }
+  }
+}
+
+bool CgDual::resolve(const std::vector<int>& index, const Eigen::VectorXd& rhs,
+                     Eigen::VectorXd& sol) {
+  start(index, static_cast<int>(rhs.size()));
+  result_ = solver_.resolve(rhs, x_);
+  if (!result_.converged) return false;
+  sol = x_;
+  return true;
+}
+
 bool CgDual::solve(const RowSet& rows, const BodyOperators& /*ops*/, const std::vector<int>& index,
                    int m, std::uint64_t pattern, const Eigen::VectorXd& rhs,
                    Eigen::VectorXd& sol) {
@@ -16,12 +34,7 @@ bool CgDual::solve(const RowSet& rows, const BodyOperators& /*ops*/, const std::
     }
   }
   block_begin_.push_back(m);
-  x_.setZero(m);
-  if (warm_.size() == index.size()) {
-    for (std::size_t r = 0; r < index.size(); ++r) {
-      if (index[r] >= 0) x_[index[r]] = warm_[r];
-    }
-  }
+  start(index, m);
   assemble_dual(rows, index, trip_);
   result_ = solver_.solve(m, trip_, block_begin_, rhs, pattern, x_);
   if (!result_.converged) return false;

@@ -23,10 +23,15 @@ class CgDual : public DualSolver {
   }
   bool solve(const RowSet& rows, const BodyOperators& ops, const std::vector<int>& index, int m,
              std::uint64_t pattern, const Eigen::VectorXd& rhs, Eigen::VectorXd& sol) override;
+  /// With the matrix and preconditioner of the last solve, from the warm start.
+  bool resolve(const std::vector<int>& index, const Eigen::VectorXd& rhs,
+               Eigen::VectorXd& sol) override;
   /// Iterations and residual of the last solve.
   const IterativeDualResult& result() const { return result_; }
 
  private:
+  /// x_ = the warm start on the active rows (zero without one).
+  void start(const std::vector<int>& index, int m);
   IterativeDualSolver solver_;
   IterativeDualResult result_;
   std::vector<double> warm_;

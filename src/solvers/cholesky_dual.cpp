@@ -9,4 +9,9 @@ bool CholeskyDual::solve(const RowSet& rows, const BodyOperators& /*ops*/,
   return solver_.solve(m, trip_, rhs, pattern, sol);
 }
 
+bool CholeskyDual::resolve(const std::vector<int>& /*index*/, const Eigen::VectorXd& rhs,
+                           Eigen::VectorXd& sol) {
+  return solver_.resolve(rhs, sol);
+}
+
 }  // namespace mabd::detail

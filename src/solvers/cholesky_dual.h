@@ -13,6 +13,9 @@ class CholeskyDual : public DualSolver {
   const char* name() const override { return "sparse"; }
   bool solve(const RowSet& rows, const BodyOperators& ops, const std::vector<int>& index, int m,
              std::uint64_t pattern, const Eigen::VectorXd& rhs, Eigen::VectorXd& sol) override;
+  /// With the factor of the last solve.
+  bool resolve(const std::vector<int>& index, const Eigen::VectorXd& rhs,
+               Eigen::VectorXd& sol) override;
   bool regularised() const override { return solver_.regularised(); }
 
  private:

@@ -34,6 +34,14 @@ class DualSolver {
   virtual bool solve(const RowSet& rows, const BodyOperators& ops, const std::vector<int>& index,
                      int m, std::uint64_t pattern, const Eigen::VectorXd& rhs,
                      Eigen::VectorXd& sol) = 0;
+  /// Solves again with the matrix of its last successful solve, for a new right-hand side.
+  /// The caller guarantees that nothing else changed: the same active rows (index) and the
+  /// same body operators (a contact pass that only moved a friction anchor, say). Returns
+  /// false if the solver kept nothing to solve with (or could not): the caller solves in full.
+  virtual bool resolve(const std::vector<int>& /*index*/, const Eigen::VectorXd& /*rhs*/,
+                       Eigen::VectorXd& /*sol*/) {
+    return false;
+  }
   /// True if the last solve regularised redundant rows (an over-constrained loop).
   virtual bool regularised() const { return false; }
 };

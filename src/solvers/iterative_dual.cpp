@@ -493,13 +493,13 @@ IterativeDualResult IterativeDualSolver::solve(int n,
                                                const Eigen::VectorXd& b, std::uint64_t pattern,
                                                Eigen::VectorXd& x) {
   IterativeDualResult result;
+  prepared_ = false;
   if (n < 0 || b.size() != n) {
     result.iterations = -1;
     return result;
   }
   if (x.size() != n) x = Eigen::VectorXd::Zero(n);
-  const double bnorm = b.norm();
-  if (n == 0 || bnorm == 0) {
+  if (n == 0 || b.norm() == 0) {
     x.setZero();
     result.converged = true;
     return result;
@@ -527,7 +527,30 @@ IterativeDualResult IterativeDualSolver::solve(int n,
   }
   if (active_ == DualPreconditioner::LinesCoarse && !prepare_coarse())
     active_ = DualPreconditioner::Lines;
+  prepared_ = true;
+  return iterate(b, x);
+}
 
+IterativeDualResult IterativeDualSolver::resolve(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
+  if (!prepared_ || b.size() != n_) {
+    IterativeDualResult result;
+    result.iterations = -1;
+    return result;
+  }
+  if (x.size() != n_) x = Eigen::VectorXd::Zero(n_);
+  if (b.norm() == 0) {
+    x.setZero();
+    IterativeDualResult result;
+    result.converged = true;
+    return result;
+  }
+  return iterate(b, x);
+}
+
+IterativeDualResult IterativeDualSolver::iterate(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
+  IterativeDualResult result;
+  const int n = n_;
+  const double bnorm = b.norm();
   r_.resize(n);
   z_.resize(n);
   p_.resize(n);

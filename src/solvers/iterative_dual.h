@@ -131,6 +131,11 @@ class IterativeDualSolver {
                             const std::vector<int>& block_begin, const Eigen::VectorXd& b,
                             std::uint64_t pattern, Eigen::VectorXd& x);
 
+  /// Solves A x = b again with the matrix and preconditioner of the last solve that reached
+  /// its iteration (b of its size; x the initial guess, as in solve). Returns iterations = -1
+  /// and converged = false if there is none.
+  IterativeDualResult resolve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
+
   /// Number of times the matrix structure was rebuilt (a new pattern or triplet order).
   int rebuilds() const { return rebuilds_; }
 
@@ -146,6 +151,8 @@ class IterativeDualSolver {
   bool build(int n, const std::vector<Eigen::Triplet<double>>& triplets,
              const std::vector<int>& block_begin);
   bool fill(const std::vector<Eigen::Triplet<double>>& triplets);
+  /// The preconditioned conjugate gradient iteration on the prepared matrix (x: start, n_).
+  IterativeDualResult iterate(const Eigen::VectorXd& b, Eigen::VectorXd& x);
   void build_block_rows();
   void fill_block_rows();
   /// The s x s diagonal block of A at row b0 (row-major) into `block`; returns its largest
@@ -199,6 +206,7 @@ class IterativeDualSolver {
   int max_block_ = 0;  ///< rows of the largest block
   DualPreconditioner active_ = DualPreconditioner::Blocks;  ///< the one used by this solve
   bool valid_ = false;
+  bool prepared_ = false;  ///< matrix values and preconditioner of the last solve in place
   int rebuilds_ = 0;
   CoarseSpace coarse_;
   DualCoarseMode coarse_mode_ = DualCoarseMode::Additive;  ///< the one used by this solve

@@ -51,6 +51,11 @@ void RowSet::end_item() {
   }
 }
 
+void RowSet::update_rhs(const std::vector<Vec12>& y) {
+  y_ = &y;
+  for (int r = 0; r < size(); ++r) rhs[r] = g_y(r, y);
+}
+
 void RowSet::finish() {
   item_begin.push_back(rows.size());
   rows_of.resize(ops_->body_count());

@@ -48,6 +48,9 @@ class RowSet {
   /// Closes the set: the item ranges and the rows of each body.
   void finish();
 
+  /// Recomputes rhs = G y + C for new increments y, the rows as they are (the same iterate).
+  void update_rhs(const std::vector<Vec12>& y);
+
   int size() const { return static_cast<int>(rows.size()); }
   std::size_t items() const { return item_begin.empty() ? 0 : item_begin.size() - 1; }
   /// G y + C of row r for per-body increments yv.

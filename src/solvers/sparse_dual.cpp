@@ -238,6 +238,7 @@ bool SparseDualSolver::solve(int n, const std::vector<Eigen::Triplet<double>>& t
                              const Eigen::VectorXd& b, std::uint64_t pattern,
                              Eigen::VectorXd& lambda) {
   regularised_ = false;
+  factored_ = false;
   if (n <= 0 || b.size() != n) {
     lambda.resize(0);
     return n == 0;
@@ -284,8 +285,14 @@ bool SparseDualSolver::solve(int n, const std::vector<Eigen::Triplet<double>>& t
     }
     if (!ok) return false;
   }
+  factored_ = true;
   if (!m.solve(b, lambda)) return false;
   return lambda.allFinite();
+}
+
+bool SparseDualSolver::resolve(const Eigen::VectorXd& b, Eigen::VectorXd& lambda) {
+  if (!factored_ || !impl_ || b.size() != impl_->n) return false;
+  return impl_->solve(b, lambda) && lambda.allFinite();
 }
 
 }  // namespace mabd::detail

@@ -38,6 +38,10 @@ class SparseDualSolver {
   bool solve(int n, const std::vector<Eigen::Triplet<double>>& triplets, const Eigen::VectorXd& b,
              std::uint64_t pattern, Eigen::VectorXd& lambda);
 
+  /// Solves with the factor of the last successful solve (b of its size). Returns false if
+  /// there is none.
+  bool resolve(const Eigen::VectorXd& b, Eigen::VectorXd& lambda);
+
   /// True if the last solve had to regularise redundant rows: a pivot d_k <= 1e-11 A_kk (or
   /// a failed factorisation) makes the solver factor A + diag(1e-9 A_kk + 1e-12 max A_kk)
   /// instead (a larger shift if that still fails).
@@ -56,6 +60,7 @@ class SparseDualSolver {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   bool regularised_ = false;
+  bool factored_ = false;  ///< the last solve left a factor to resolve with
   int analyses_ = 0;
 };
 

@@ -280,26 +280,49 @@ void World::Impl::contact_operator(ContactBody& cb) {
         {detail::grad_point(c.p, t2), t2.dot(x - anchor), c.s0[2], m_eff(t2), int(k), 2});
   }
   const int r = static_cast<int>(rows.size());
-  cb.G.resize(r, 12);
-  cb.V.resize(12, r);
+  // The rows and their penalty compliances (the exact model's follow from V below).
+  Eigen::Matrix<double, Eigen::Dynamic, 12> G(r, 12);
+  Eigen::VectorXd alpha = Eigen::VectorXd::Zero(r);
+  std::vector<std::pair<int, int>> row_of(static_cast<std::size_t>(r));
   cb.c.resize(r);
-  cb.alpha.resize(r);
-  cb.row_of.resize(r);
   for (int a = 0; a < r; ++a) {
-    cb.G.row(a) = rows[a].g.transpose();
-    cb.V.col(a) = solve_body(i, rows[a].g);
-    cb.row_of[a] = {rows[a].contact, rows[a].kind};
+    G.row(a) = rows[a].g.transpose();
+    row_of[a] = {rows[a].contact, rows[a].kind};
     if (penalty && rows[a].kind > 0 && contacts[rows[a].contact].sliding) {
-      cb.alpha[a] = 1.0 / penalty_stiffness(settings.contact, h, rows[a].m_eff);
+      alpha[a] = 1.0 / penalty_stiffness(settings.contact, h, rows[a].m_eff);
       cb.c[a] = rows[a].value;
     } else if (penalty) {
       const PenaltyLaw law = penalty_law(settings.contact, h, rows[a].m_eff, rows[a].s0);
-      cb.alpha[a] = 1.0 / law.k_eff;
+      alpha[a] = 1.0 / law.k_eff;
       cb.c[a] = rows[a].value - law.pull / law.k_eff;
     } else {
-      cb.alpha[a] = kExactFloor * rows[a].g.dot(cb.V.col(a));
       cb.c[a] = rows[a].value;
     }
+  }
+  // The same rows and compliances as the operator built in this iteration (a pass that only
+  // dragged a friction anchor or moved a sliding force): V and S_c^{-1} stand, and so does
+  // every dual matrix built on them.
+  const bool same = cb.built == operator_stamp && row_of == cb.row_of && cb.G.rows() == r &&
+                    cb.alpha.size() == r && G == cb.G && (!penalty || alpha == cb.alpha);
+  if (!same) {
+    cb.G = G;
+    cb.row_of = std::move(row_of);
+    cb.V.resize(12, r);
+    for (int a = 0; a < r; ++a) {
+      cb.V.col(a) = solve_body(i, rows[a].g);
+      if (!penalty) alpha[a] = kExactFloor * rows[a].g.dot(cb.V.col(a));
+    }
+    cb.alpha = alpha;
+    if (r > 0) {
+      Eigen::MatrixXd S = cb.G * cb.V;
+      S = 0.5 * (S + S.transpose());
+      S.diagonal() += cb.alpha;
+      Eigen::LDLT<Eigen::MatrixXd> ldlt(S);
+      cb.S_inv = ldlt.solve(Eigen::MatrixXd::Identity(r, r));
+      cb.S_inv = 0.5 * (cb.S_inv + cb.S_inv.transpose());
+    }
+    cb.built = operator_stamp;
+    resolvable.solver = nullptr;
   }
   cb.f_rows = f;
   const Vec12 y_free = solve_body(i, f);
@@ -307,12 +330,6 @@ void World::Impl::contact_operator(ContactBody& cb) {
     y[i] = y_free;
     return;
   }
-  Eigen::MatrixXd S = cb.G * cb.V;
-  S = 0.5 * (S + S.transpose());
-  S.diagonal() += cb.alpha;
-  Eigen::LDLT<Eigen::MatrixXd> ldlt(S);
-  cb.S_inv = ldlt.solve(Eigen::MatrixXd::Identity(r, r));
-  cb.S_inv = 0.5 * (cb.S_inv + cb.S_inv.transpose());
   y[i] = y_free - cb.V * (cb.S_inv * (cb.V.transpose() * f + cb.c));
   cb.rows = r;
 }

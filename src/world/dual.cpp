@@ -56,6 +56,7 @@ void World::Impl::dual_solve() {
       ball_chain_dual.solve(*this, q, y, lambda, pool.workers.get())) {
     closed_form_dual = true;
     row_set.begin(*this, y);  // no rows (lambda: 3 per item)
+    rows_stamp = ~0ull;
     stats.solver = "chain";
     stats.dual_iterations = 0;
     stats.dual_residual = 0;
@@ -63,7 +64,12 @@ void World::Impl::dual_solve() {
   }
   // Rows of every source at the current iterate (phase 4), with G y + C.
   auto t_rows = std::chrono::steady_clock::now();
-  build_rows();
+  if (resolvable.solver != nullptr && rows_stamp == operator_stamp) {
+    row_set.update_rhs(y);  // the rows of this iterate, and W if computed, stand
+  } else {
+    build_rows();
+    rows_stamp = operator_stamp;
+  }
   stats.rows_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                              t_rows).count();
   auto& rs = row_set;
@@ -73,10 +79,9 @@ void World::Impl::dual_solve() {
   stats.dual_iterations = 0;
   stats.dual_residual = 0;
 
-  // W = H^{-1} G^T per row and dynamic side, unless the solver does without (the tree solver
-  // on co-rotated polar bodies): then W is computed only if the sparse fallback needs it, and
-  // the increment is applied body by body.
-  if (method.needs_w(*this)) rs.compute_w(*this);
+  // W = H^{-1} G^T per row and dynamic side, computed by the first full solve that reads it.
+  // Without W (the tree solver on co-rotated polar bodies, a repeated solve) the increment is
+  // applied body by body.
 
   // Active set: equality and bounded rows start active, limit rows only when violated.
   // Scratch kept between solves (fresh large allocations cost page faults every step).
@@ -112,9 +117,16 @@ void World::Impl::dual_solve() {
       if (index[r] < 0) continue;
       rhs[index[r]] = y0_changed ? rs.g_y(r, y0) : rs.rhs[r];
     }
-    detail::DualSolver* used = &method;
-    bool solved = method.solve(rs, *this, index, m, pattern, rhs, sol);
-    if (&method == &iterative_dual) {
+    // The rows and body operators of the last full solve: its solver solves again.
+    detail::DualSolver* used = resolvable.solver;
+    bool solved = used != nullptr && resolvable.pattern == pattern && resolvable.rows == m &&
+                  used->resolve(index, rhs, sol);
+    if (!solved) {
+      used = &method;
+      if (method.needs_w(*this) && !rs.have_w) rs.compute_w(*this);
+      solved = method.solve(rs, *this, index, m, pattern, rhs, sol);
+    }
+    if (used == &method && &method == &iterative_dual) {
       const auto& result = iterative_dual.result();
       stats.dual_iterations = result.iterations;
       stats.dual_residual = result.residual;
@@ -136,6 +148,11 @@ void World::Impl::dual_solve() {
     if (!solved) {
       throw SimulationError("step " + std::to_string(steps + 1) +
                             ": the joint system could not be solved (dual matrix singular)");
+    }
+    if (used != resolvable.solver || resolvable.pattern != pattern || resolvable.rows != m) {
+      resolvable.solver = used;
+      resolvable.pattern = pattern;
+      resolvable.rows = m;
     }
     stats.solver = used->name();
     note_regularised(*used);

@@ -492,6 +492,8 @@ void World::Impl::predict() {
 //   co-rotated: H^{-1} = D(R) Hb^{-1} D(R)^T (paper Eq. abd_final; Alg. 1 when normalized);
 //   vanilla ABD: H = M_A/(beta h^2) + Hessian of k |A A^T - I|^2, assembled and inverted.
 void World::Impl::body_operators() {
+  ++operator_stamp;  // every contact operator and dual matrix is built again
+  resolvable.solver = nullptr;
   const double ih2 = 1.0 / beta_h2();
   const bool polar = settings.rotation == RotationMode::Polar;
   const bool vanilla = settings.integrator == IntegratorMode::Vanilla;

@@ -311,7 +311,14 @@ struct World::Impl final : detail::BodyOperators {
     Vec12 f_rows = Vec12::Zero();                  ///< f with the sliding friction forces
     std::vector<std::pair<int, int>> row_of;       ///< (contact, 0 normal / 1-2 tangent)
     bool dirty = false;                            ///< its sets changed: rebuild the operator
+    std::uint64_t built = ~0ull;  ///< operator_stamp when V and S_inv were computed
   };
+  /// Counts the body operators' computations (body_operators): a contact body's V and S_inv
+  /// of the same count and the same rows and compliances are still valid.
+  std::uint64_t operator_stamp = 0;
+  /// operator_stamp of the iterate row_set was built at (~0: none): the rows depend on q
+  /// only, which the passes of one Newton iteration do not change.
+  std::uint64_t rows_stamp = ~0ull;
   std::vector<ContactBody> contact_bodies;
   std::vector<std::int32_t> contact_of;  ///< per body: index in contact_bodies, or -1
   /// Per body: 1 when a joint holds it (kept for joints_seen joints); see detect_contacts.
@@ -461,6 +468,23 @@ struct World::Impl final : detail::BodyOperators {
   int dual_active = 0;            ///< active rows of the last dual solve
   std::uint64_t dual_pattern = 0; ///< and their hash
   detail::DualSolver* dual_used = nullptr;  ///< the solver that solved it (nullptr: none)
+  /// The last full dual solve, which its solver can repeat for a new right-hand side
+  /// (DualSolver::resolve) while the rows and the body operators stay as they were: between
+  /// the contact passes of one Newton iteration, when a pass only dragged friction anchors
+  /// or moved sliding forces (they change y, not H^{-1}). Cleared when a body operator changes
+  /// (body_operators, a contact operator rebuilt with other rows or compliances) and in a
+  /// copy of the world.
+  struct ResolvableSolve {
+    detail::DualSolver* solver = nullptr;
+    std::uint64_t pattern = 0;  ///< its active rows' hash
+    int rows = -1;              ///< and their number
+    ResolvableSolve() = default;
+    ResolvableSolve(const ResolvableSolve&) {}
+    ResolvableSolve& operator=(const ResolvableSolve&) {
+      solver = nullptr;
+      return *this;
+    }
+  } resolvable;
   /// Bodies held by an active limit row at the end of the last dual solve.
   std::vector<char> impact;
   /// The step's displacement q - q^n without its active limit rows (dual.cpp), empty while

@@ -687,6 +687,39 @@ TEST(IterativeDualSolver, ReusesThePatternAndDetectsChanges) {
   }
 }
 
+TEST(IterativeDualSolver, ResolvesWithTheLastMatrixAndPreconditioner) {
+  // resolve() runs the iteration again on the last solve's matrix and preconditioner for a
+  // new b (no structure rebuilt): the tolerance and the dense solution, warm or cold; nothing
+  // to resolve with before a solve or for a wrong size.
+  for (const DualPreconditioner pre : kPreconditioners) {
+    SCOPED_TRACE(name(pre));
+    for (unsigned seed = 1; seed <= 8; ++seed) {
+      std::mt19937 rng(seed);
+      const System s = assemble(random_model(rng, 10 + static_cast<int>(rng() % 30), 30));
+      IterativeDualSolver solver;
+      solver.settings.tolerance = 1e-10;
+      solver.settings.max_iterations = 10 * s.n;
+      use(solver, pre);
+      Eigen::VectorXd x;
+      EXPECT_EQ(solver.resolve(random_vector(rng, s.n), x).iterations, -1);
+      ASSERT_TRUE(solver.solve(s.n, s.triplets, s.block_begin, random_vector(rng, s.n), 7, x)
+                      .converged);
+      for (int k = 0; k < 3; ++k) {
+        const Eigen::VectorXd b = random_vector(rng, s.n);
+        const Eigen::VectorXd ref = s.dense.ldlt().solve(b);
+        if (k == 2) x = ref + 1e-3 * random_vector(rng, s.n);  // a warm start near it
+        const IterativeDualResult r = solver.resolve(b, x);
+        EXPECT_TRUE(r.converged) << "seed " << seed << " call " << k;
+        EXPECT_LE(true_residual(s, b, x), 1e-10 * (1 + 1e-6)) << "seed " << seed;
+        EXPECT_NEAR(r.residual, true_residual(s, b, x), 1e-3 * r.residual + residual_roundoff(s, b, x));
+        EXPECT_LE((x - ref).norm() / ref.norm(), error_bound(s, 1e-10, 1e-8)) << "seed " << seed;
+      }
+      EXPECT_EQ(solver.rebuilds(), 1);
+      EXPECT_EQ(solver.resolve(random_vector(rng, s.n + 1), x).iterations, -1);
+    }
+  }
+}
+
 TEST(IterativeDualSolver, SwitchesPreconditionerOnTheSamePattern) {
   std::mt19937 rng(33);
   const System s = assemble(random_model(rng, 30, 45));

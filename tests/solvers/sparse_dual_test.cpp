@@ -54,6 +54,29 @@ TEST_P(SparseDualBackend, MatchesDenseLDLT) {
   std::printf("  worst relative difference to the dense LDL^T: %.2e\n", worst);
 }
 
+TEST_P(SparseDualBackend, ResolvesNewRightHandSidesWithTheLastFactor) {
+  // resolve() repeats the last solve's factor for another b: the dense solution of the same
+  // matrix; nothing to resolve with before a solve, after a failed one, or for a wrong size.
+  for (unsigned seed = 1; seed <= 10; ++seed) {
+    std::mt19937 rng(seed);
+    const System s = assemble(random_model(rng, 5 + static_cast<int>(rng() % 30), 20));
+    SparseDualSolver solver = make_solver();
+    Eigen::VectorXd x;
+    EXPECT_FALSE(solver.resolve(random_vector(rng, s.n), x));
+    ASSERT_TRUE(solver.solve(s.n, s.triplets, random_vector(rng, s.n), seed, x));
+    for (int k = 0; k < 3; ++k) {
+      const Eigen::VectorXd b = random_vector(rng, s.n);
+      ASSERT_TRUE(solver.resolve(b, x)) << "seed " << seed;
+      EXPECT_LE(relative_error(x, s.dense.ldlt().solve(b)), 1e-10) << "seed " << seed;
+    }
+    EXPECT_FALSE(solver.resolve(random_vector(rng, s.n + 1), x));
+    std::vector<Eigen::Triplet<double>> bad = s.triplets;
+    for (auto& t : bad) t = Eigen::Triplet<double>(t.row(), t.col(), std::nan(""));
+    EXPECT_FALSE(solver.solve(s.n, bad, random_vector(rng, s.n), seed, x));
+    EXPECT_FALSE(solver.resolve(random_vector(rng, s.n), x));
+  }
+}
+
 TEST_P(SparseDualBackend, ReusesTheAnalysisWhileThePatternIsUnchanged) {
   std::mt19937 rng(11);
   Model model = random_model(rng, 30, 45);
