@@ -35,7 +35,7 @@ struct StepStats {
   int dual_iterations = 0;
   double dual_residual = 0;
   /// Active contact points at the end of the step: bodies' points and soft bodies' surface
-  /// nodes that push (World::contacts() lists the bodies' only).
+  /// nodes that push (World::contacts() lists them).
   int contacts = 0;
   /// Largest penetration (m) of an active contact at the end of the step (0 without).
   double max_penetration = 0;
@@ -71,7 +71,7 @@ struct JointFrame {
 
 /// One contact point between a dynamic body and a collider after a step (world frame, SI).
 struct ContactInfo {
-  BodyId body;                   ///< the dynamic body
+  BodyId body;                   ///< the dynamic body (invalid for a soft body's node)
   /// The body it touches: a static or kinematic body, or another dynamic body (then
   /// collider.index > body.index and the force on it is the opposite of `force`).
   BodyId collider;
@@ -80,6 +80,10 @@ struct ContactInfo {
   double depth = 0;              ///< penetration (m), > 0 when overlapping
   Vec3 force = Vec3::Zero();     ///< force the collider applied to the body (N), normal + friction
   bool sliding = false;          ///< friction at the cone's limit (the point slides)
+  /// A soft body's surface node touching `collider` (a body of any kind): the soft body and
+  /// the node's index (body is then invalid, point is the node). Invalid and -1 otherwise.
+  SoftBodyId soft_body;
+  int node = -1;
 };
 
 /// One connected component of the joint graph (paper "Case I" to "Case IV").

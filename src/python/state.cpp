@@ -86,19 +86,23 @@ py::dict contacts(const PyWorld& w) {
   const std::vector<ContactInfo> cs = w.world.contacts();
   const std::size_t k = cs.size();
   py::array_t<std::int64_t> body(static_cast<py::ssize_t>(k)),
-      collider(static_cast<py::ssize_t>(k));
+      collider(static_cast<py::ssize_t>(k)), soft_body(static_cast<py::ssize_t>(k)),
+      node(static_cast<py::ssize_t>(k));
   py::array_t<double> depth(static_cast<py::ssize_t>(k));
   py::array_t<bool> sliding(static_cast<py::ssize_t>(k));
   auto point = rows(k, 3), normal = rows(k, 3), force = rows(k, 3);
-  auto b = body.mutable_unchecked<1>(), c = collider.mutable_unchecked<1>();
+  auto b = body.mutable_unchecked<1>(), c = collider.mutable_unchecked<1>(),
+       sbody = soft_body.mutable_unchecked<1>(), nd = node.mutable_unchecked<1>();
   auto dp = depth.mutable_unchecked<1>();
   auto s = sliding.mutable_unchecked<1>();
   auto p = point.mutable_unchecked<2>(), n = normal.mutable_unchecked<2>(),
        f = force.mutable_unchecked<2>();
   for (std::size_t i = 0; i < k; ++i) {
     const auto ii = static_cast<py::ssize_t>(i);
-    b(ii) = cs[i].body.index;
+    b(ii) = cs[i].body.valid() ? std::int64_t{cs[i].body.index} : -1;
     c(ii) = cs[i].collider.index;
+    sbody(ii) = cs[i].soft_body.valid() ? std::int64_t{cs[i].soft_body.index} : -1;
+    nd(ii) = cs[i].node;
     dp(ii) = cs[i].depth;
     s(ii) = cs[i].sliding;
     put<3>(p, i, cs[i].point);
@@ -113,6 +117,8 @@ py::dict contacts(const PyWorld& w) {
   out["depth"] = depth;
   out["force"] = force;
   out["sliding"] = sliding;
+  out["soft_body"] = soft_body;
+  out["node"] = node;
   return out;
 }
 
@@ -289,7 +295,8 @@ void bind_state(py::module_& m, py::class_<PyWorld>& cls) {
       .def("contacts", &contacts,
            "Contacts of the last step (copies): dict of 'body', 'collider' (k,) ids, 'point' "
            "(k, 3) m, 'normal' (k, 3) from collider to body, 'depth' (k,) m, 'force' (k, 3) N "
-           "on the body, 'sliding' (k,) bool.")
+           "on the body, 'sliding' (k,) bool, and for a soft body's surface node 'soft_body' "
+           "and 'node' (k,) (-1 otherwise; 'body' is then -1 and 'point' the node).")
       .def("save_state", &save,
            "Snapshot of everything the next step reads, as bytes (not the model).")
       .def("restore_state", &restore, py::arg("state"),

@@ -589,6 +589,24 @@ std::vector<ContactInfo> World::contacts() const {
                    c.mu > 0;
     out.push_back(info);
   }
+  // Soft bodies' surface nodes that push (their rows' forces act on the node as -d lambda).
+  for (std::uint32_t k = 0; k < w.soft_bodies.size(); ++k) {
+    const Impl::SoftBody& sb = w.soft_bodies[k];
+    for (const Impl::SoftContact& c : sb.contacts) {
+      if (!(c.lambda[0] < 0)) continue;
+      ContactInfo info;
+      info.soft_body = SoftBodyId{k};
+      info.node = c.node;
+      info.collider = BodyId{static_cast<std::uint32_t>(c.body)};
+      info.point = sb.solid->positions().segment<3>(3 * c.node);
+      info.normal = c.n;
+      info.depth = -c.n.dot(info.point - detail::point(w.q[c.body], c.p));
+      info.force = -(c.lambda[0] * c.n + c.lambda[1] * c.t1 + c.lambda[2] * c.t2);
+      info.sliding = c.mu > 0 && std::hypot(c.lambda[1], c.lambda[2]) >=
+                                     c.mu * -c.lambda[0] * (1 - 1e-9);
+      out.push_back(info);
+    }
+  }
   return out;
 }
 

@@ -112,6 +112,24 @@ def test_python_box_steps_as_the_scene_box():
     np.testing.assert_array_equal(copy.soft_body_state(0)[0], built.soft_body_state(0)[0])
 
 
+def test_soft_contacts_are_listed_with_their_nodes():
+    """A cube set on the ground: contacts() lists its sole's nodes (soft_body 0, body -1,
+    point = the node), pushing up with the cube's weight between them once it rests."""
+    scene = dict(GROUND_SCENE, soft_bodies=[{
+        "name": "cube", "box": {"size": [0.2, 0.2, 0.2], "cells": [2, 2, 2]},
+        "position": [0, 0, 0.1], "material": BOX_MATERIAL}])
+    w = mabd.World.from_json(json.dumps(scene), "rest.json")
+    w.step(200)
+    c = w.contacts()
+    x, _ = w.soft_body_state(0)
+    sole = set(np.flatnonzero(np.abs(x[:, 2]) < 1e-3))
+    assert len(c["node"]) == 9 and set(c["node"]) == sole
+    assert np.all(c["soft_body"] == 0) and np.all(c["body"] == -1) and np.all(c["collider"] == 0)
+    np.testing.assert_allclose(c["point"], x[c["node"]], rtol=0, atol=1e-15)
+    weight = 800 * 0.2 ** 3 * 9.81
+    assert abs(c["force"][:, 2].sum() - weight) < 1e-3 * weight
+
+
 def hanging_world():
     """A 0.5 kg plate held by a fixed joint to the world, and a 0.2 m soft cube (1000 kg/m^3,
     E = 1e5 Pa) hanging from its top face glued to the plate's underside."""

@@ -306,7 +306,7 @@ WorldSettings exact_contact(double h) {
 // does (the friction holds the sole): the contacts carry its weight without sinking.
 TEST(SoftBody, RestsOnTheGroundAsIfItsSoleWerePinned) {
   World w(exact_contact(0.01));
-  w.add_body(ground(0));
+  const BodyId floor = w.add_body(ground(0));
   SoftBodyDef d = soft_box(Vec3(0, 0, 0), Vec3(0.2, 0.2, 0.2), 2, 2, 2, 2e4);
   d.material.friction = 1.0;
   const SoftBodyId s = w.add_soft_body(d);
@@ -341,6 +341,28 @@ TEST(SoftBody, RestsOnTheGroundAsIfItsSoleWerePinned) {
     for (int i : nodes_at(d, 2, 0.0)) low = std::min(low, x[i].z());
     return low;
   }()), 1e-12);
+  // World::contacts lists the same nine nodes on the ground; at rest their forces carry the
+  // cube's weight (1000 kg/m^3 x 8e-3 m^3 x g), each along the ground's normal.
+  const std::vector<int> sole = nodes_at(d, 2, 0.0);
+  const std::vector<ContactInfo> contacts = w.contacts();
+  ASSERT_EQ(contacts.size(), 9u);
+  Vec3 total = Vec3::Zero();
+  for (const ContactInfo& c : contacts) {
+    EXPECT_FALSE(c.body.valid());
+    EXPECT_EQ(c.soft_body, s);
+    EXPECT_EQ(c.collider, floor);
+    ASSERT_NE(std::find(sole.begin(), sole.end(), c.node), sole.end()) << c.node;
+    EXPECT_LT((c.point - x[c.node]).norm(), 1e-15);
+    EXPECT_NEAR(c.normal.z(), 1.0, 1e-12);
+    EXPECT_NEAR(c.depth, -x[c.node].z(), 1e-12);
+    EXPECT_GT(c.force.z(), 0);
+    total += c.force;
+  }
+  const double weight = 1000 * 0.008 * 9.81;
+  std::printf("soft contacts: %zu sole nodes carry %.6f N of the cube's %.6f N weight\n",
+              contacts.size(), total.z(), weight);
+  EXPECT_NEAR(total.z(), weight, 1e-3 * weight);
+  EXPECT_LT(total.head<2>().norm(), 1e-3 * weight);
 }
 
 /// A stiff soft block (10 x 10 x 5 cm, E = 1e7 Pa) resting on the ground tilted by theta
