@@ -50,13 +50,13 @@ void World::Impl::dual_solve() {
   closed_form_dual = false;
   detail::DualSolver& method = dual_method();
   dual_used = nullptr;
-  ++response_stamp;  // the articulations' response factors (joint_response.cpp) go stale
   // The closed form keeps no rows: contact and attachment responses need them.
   if (&method == &chain_dual && ball_chain_dual.ready() && !pairs_on_joints && soft_links == 0 &&
       ball_chain_dual.solve(*this, q, y, lambda, pool.workers.get())) {
     closed_form_dual = true;
     row_set.begin(*this, y);  // no rows (lambda: 3 per item)
     rows_stamp = ~0ull;
+    ++response_stamp;  // the articulations' response factors (joint_response.cpp) go stale
     stats.solver = "chain";
     stats.dual_iterations = 0;
     stats.dual_residual = 0;
@@ -122,6 +122,9 @@ void World::Impl::dual_solve() {
     bool solved = used != nullptr && resolvable.pattern == pattern && resolvable.rows == m &&
                   used->resolve(index, rhs, sol);
     if (!solved) {
+      // A new system: the articulations' response factors (joint_response.cpp), built on the
+      // same rows, active set and operators, go stale with it.
+      ++response_stamp;
       used = &method;
       if (method.needs_w(*this) && !rs.have_w) rs.compute_w(*this);
       solved = method.solve(rs, *this, index, m, pattern, rhs, sol);
