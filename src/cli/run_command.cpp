@@ -128,7 +128,8 @@ void report_gltf_size(const std::string& path, const io::GltfEstimate& estimate,
                       std::size_t all_bodies) {
   constexpr std::size_t kLarge = 200000;  // body x frame samples
   constexpr std::size_t kLargeBytes = kLarge * 28;  // what they weigh (28 bytes a pose)
-  if (estimate.samples <= kLarge && estimate.soft_bytes <= kLargeBytes) return;
+  const bool many_samples = estimate.samples > kLarge;
+  if (!many_samples && estimate.soft_bytes <= kLargeBytes) return;
   std::string soft;
   if (estimate.soft_bodies > 0) {
     char text[96];
@@ -136,12 +137,16 @@ void report_gltf_size(const std::string& path, const io::GltfEstimate& estimate,
                   estimate.soft_bodies, static_cast<double>(estimate.soft_bytes) / 1e6);
     soft = text;
   }
+  // --bodies N leaves the soft bodies' part as it is; fewer frames shrink both.
+  const char* hint = !many_samples ? "a larger --frame-every K; --bodies N keeps every soft body"
+                     : estimate.soft_bodies > 0
+                         ? "--bodies N (rigid bodies only) or a larger --frame-every K"
+                         : "--bodies N or a larger --frame-every K";
   std::fprintf(stderr,
                "mabd: --out %s: %zu of %zu bodies x %zu frames = %zu samples%s, about %.1f MB "
-               "(kept in memory, written at the end; reduce with --bodies N or a larger "
-               "--frame-every K)\n",
+               "(kept in memory, written at the end; reduce with %s)\n",
                path.c_str(), estimate.bodies, all_bodies, estimate.frames, estimate.samples,
-               soft.c_str(), static_cast<double>(estimate.bytes) / 1e6);
+               soft.c_str(), static_cast<double>(estimate.bytes) / 1e6, hint);
   std::fflush(stderr);
 }
 
