@@ -54,23 +54,29 @@ BodyId add_box_on(World& w, double angle, double friction, const Vec3& velocity 
   return w.add_body(b);
 }
 
-/// A chain of n copies of `link` along x at height z (m), centres `spacing` apart from
-/// x = spacing / 2, joined by ball joints at the midpoints.
-std::vector<BodyId> add_chain(World& w, BodyDef link, int n, double spacing, double z) {
+/// A chain of n copies of `link` (in its orientation) with centres at first + k step (m),
+/// joined by ball joints at the midpoints between them.
+std::vector<BodyId> add_chain(World& w, BodyDef link, int n, const Vec3& first, const Vec3& step) {
   std::vector<BodyId> links;
   for (int k = 0; k < n; ++k) {
-    link.position = Vec3(spacing * (k + 0.5), 0, z);
+    link.position = first + k * step;
     links.push_back(w.add_body(link));
     if (k > 0) {
       JointDef j;
       j.type = JointType::Ball;
       j.body_a = links[k - 1];
       j.body_b = links[k];
-      j.anchor = Vec3(spacing * k, 0, z);
+      j.anchor = first + (k - 0.5) * step;
       w.add_joint(j);
     }
   }
   return links;
+}
+
+/// A chain of n copies of `link` along x at height z (m), centres `spacing` apart from
+/// x = spacing / 2, joined by ball joints at the midpoints.
+std::vector<BodyId> add_chain(World& w, const BodyDef& link, int n, double spacing, double z) {
+  return add_chain(w, link, n, Vec3(0.5 * spacing, 0, z), Vec3(spacing, 0, 0));
 }
 
 class ContactModels : public ::testing::TestWithParam<ContactModel> {};
@@ -352,24 +358,14 @@ TEST_P(ContactModels, JointedBoxesSlideAlikeWhetherPassesRefactorOrNot) {
     World w(s);
     add_ground(w, angle, mu);
     const Quat R(Eigen::AngleAxisd(angle, Vec3::UnitX()));
-    std::vector<BodyId> boxes;
-    for (int k = 0; k < 3; ++k) {
-      BodyDef b;
-      b.shape.type = ShapeType::Box;
-      b.shape.size = Vec3(0.2, 0.2, 0.2);
-      b.material.friction = mu;
-      b.orientation = R;
-      b.position = R * Vec3(0.2 * k, 0.02 * k, 0.1);  // staggered: the links pull sideways
-      boxes.push_back(w.add_body(b));
-      if (k > 0) {
-        JointDef j;
-        j.type = JointType::Ball;
-        j.body_a = boxes[k - 1];
-        j.body_b = boxes[k];
-        j.anchor = R * Vec3(0.2 * k - 0.1, 0.02 * k - 0.01, 0.1);
-        w.add_joint(j);
-      }
-    }
+    BodyDef b;
+    b.shape.type = ShapeType::Box;
+    b.shape.size = Vec3(0.2, 0.2, 0.2);
+    b.material.friction = mu;
+    b.orientation = R;
+    // Staggered across the slope: the links pull sideways.
+    const std::vector<BodyId> boxes =
+        add_chain(w, b, 3, R * Vec3(0, 0, 0.1), R * Vec3(0.2, 0.02, 0));
     std::vector<Vec12> q;
     for (int i = 0; i < 150; ++i) w.step();
     for (BodyId b : boxes) q.push_back(w.coordinates(b));
@@ -381,7 +377,9 @@ TEST_P(ContactModels, JointedBoxesSlideAlikeWhetherPassesRefactorOrNot) {
   for (DualSolverKind solver : {DualSolverKind::Sparse, DualSolverKind::Iterative}) {
     const auto other = run(solver);
     double diff = 0;
-    for (std::size_t k = 0; k < tree.size(); ++k) diff = std::max(diff, (other[k] - tree[k]).norm());
+    for (std::size_t k = 0; k < tree.size(); ++k) {
+      diff = std::max(diff, (other[k] - tree[k]).norm());
+    }
     std::printf("%s: largest difference to the tree solver %.2e\n", dual_solver_name(solver), diff);
     EXPECT_LT(diff, 1e-9) << dual_solver_name(solver);
   }
