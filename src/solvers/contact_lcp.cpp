@@ -50,7 +50,11 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
     double change = 0, scale = 0;
     for (int r = 0; r < n; ++r) {
       const double old = lambda[r];
-      lambda[r] = std::clamp(old + (p.b[r] - row_times(p, lambda, r)) * stiff[r], lo[r], hi[r]);
+      // A row pinned by its bounds (a tangent row of a point without normal force) needs no
+      // product.
+      lambda[r] = lo[r] == hi[r] ? lo[r]
+                                 : std::clamp(old + (p.b[r] - row_times(p, lambda, r)) * stiff[r],
+                                              lo[r], hi[r]);
       change = std::max(change, std::abs(lambda[r] - old));
       scale = std::max(scale, std::abs(lambda[r]));
     }
@@ -75,6 +79,12 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
   std::vector<int> free_of(n);
   std::vector<int> free_rows;
   std::vector<Eigen::Triplet<double>> trip;
+  // Block principal pivoting (Judice and Pires): every row that breaks its conditions
+  // changes set at once while the count of such rows falls below its least within kStrikes
+  // pivots; else one row at a time.
+  constexpr int kStrikes = 3;
+  std::vector<std::pair<int, Bound>> infeasible;
+  int least_changes = n + 1, strikes = 0;
   for (int pivot = 0; pivot < o.max_pivots; ++pivot) {
     ++result.pivots;
     free_rows.clear();
@@ -114,35 +124,30 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
       if (!x.allFinite()) break;
       for (int e = 0; e < m; ++e) trial[free_rows[e]] = x[e];
     }
-    bool changed = false;
+    // Rows breaking their conditions, with the set each moves to.
+    infeasible.clear();
     for (int r = 0; r < n; ++r) {
       switch (set[r]) {
         case Bound::Free:
           if (trial[r] > hi[r]) {
-            set[r] = Bound::Hi;
-            changed = true;
+            infeasible.emplace_back(r, Bound::Hi);
           } else if (trial[r] < lo[r]) {
-            set[r] = Bound::Lo;
-            changed = true;
+            infeasible.emplace_back(r, Bound::Lo);
           }
           break;
         case Bound::Hi:
-          if (p.b[r] - row_times(p, trial, r) < 0) {  // asks lambda down: release
-            set[r] = Bound::Free;
-            changed = true;
-          }
+        case Bound::Lo: {
+          const double w = p.b[r] - row_times(p, trial, r);
+          // On hi, w < 0 asks lambda down: release; on lo, w > 0 asks it up.
+          if (set[r] == Bound::Hi ? w < 0 : w > 0) infeasible.emplace_back(r, Bound::Free);
           break;
-        case Bound::Lo:
-          if (p.b[r] - row_times(p, trial, r) > 0) {
-            set[r] = Bound::Free;
-            changed = true;
-          }
-          break;
+        }
         case Bound::Fixed:
           break;
       }
     }
-    if (!changed) {
+    const int changes = static_cast<int>(infeasible.size());
+    if (changes == 0) {
       for (int r = 0; r < n; ++r) trial[r] = std::clamp(trial[r], lo[r], hi[r]);
       const double res = qp_residual(p, trial, lo, hi, stiff);
       if (res <= best || res <= 1e-9 * (trial.cwiseAbs().maxCoeff() + 1e-300)) {
@@ -151,6 +156,20 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
         return true;
       }
       break;
+    }
+    if (changes < least_changes) {
+      least_changes = changes;
+      strikes = 0;
+    } else {
+      ++strikes;
+    }
+    if (strikes < kStrikes) {
+      for (const auto& [r, to] : infeasible) set[r] = to;
+    } else {
+      // Murty's single pivot (the last such row), which ends on a P-matrix; one row a pivot
+      // cannot end within the pivots left when more rows than that are wrong.
+      if (least_changes > o.max_pivots - pivot - 1) break;
+      set[infeasible.back().first] = infeasible.back().second;
     }
   }
   result.residual = best;

@@ -561,5 +561,30 @@ TEST(ContactLcp, FrictionSolutionMeetsItsConditions) {
   }
 }
 
+// The active-set loop alone (no sweeps), from a cold start, on stiff problems of 40 points
+// (compliance 1e-6 m/N against D ~ 1): it ends at the exact solution, which a long run of
+// sweeps approaches (frictionless: the QP's solution is unique, K being positive definite).
+TEST(ContactLcp, ActiveSetLoopEndsWithoutSweeps) {
+  for (int seed = 1; seed <= 10; ++seed) {
+    std::mt19937 rng(seed);
+    ContactLcp p = random_lcp(rng, 40, 0.0);
+    p.alpha *= 1e-3;
+    LcpOptions pivots_only;
+    pivots_only.max_sweeps = 0;
+    pivots_only.max_pivots = 400;
+    Eigen::VectorXd lambda;
+    const LcpResult r = solve_contact_lcp(p, lambda, pivots_only);
+    EXPECT_TRUE(r.exact) << "seed " << seed << ", " << r.pivots << " pivots";
+    EXPECT_LT(r.residual, 1e-9 * lambda.lpNorm<Eigen::Infinity>()) << "seed " << seed;
+    LcpOptions sweeps_only;
+    sweeps_only.max_sweeps = 200000;
+    sweeps_only.tolerance = 1e-14;
+    sweeps_only.max_pivots = 0;
+    Eigen::VectorXd ref;
+    solve_contact_lcp(p, ref, sweeps_only);
+    EXPECT_LT(rel(lambda, ref), 1e-6) << "seed " << seed;
+  }
+}
+
 }  // namespace
 }  // namespace mabd::detail
