@@ -90,7 +90,8 @@ class CollisionWorld {
   std::size_t colliding_bodies() const;
 
   /// Finds every contact point with gap < margin (m) at the given poses of the bodies' user
-  /// frames (one per registered body, world). At most 4 points per pair of primitives.
+  /// frames (one per registered body, world). At most 4 points per pair of primitives, or
+  /// against a triangle mesh 4 per face direction (up to kMaxPairPoints).
   /// Appends to `out` (cleared first), sorted by (body, collider, feature).
   void detect(const std::vector<Pose>& poses, double margin, std::vector<ContactPoint>& out);
   /// Contact points between pairs of dynamic bodies with gap < margin (m): both collide,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace mabd::detail {
 namespace {
@@ -37,7 +38,7 @@ double spread_score(const Contact* kept, int count, const Vec3& p, const Vec3& n
 int reduce_manifold(Contact* c, int n, Contact* out, double tie_band, double merge_distance) {
   constexpr double kUsed = std::numeric_limits<double>::infinity();
   int count = 0;
-  while (count < kMaxPairPoints) {
+  while (count < kManifoldPoints) {
     double min_gap = kUsed;
     for (int i = 0; i < n; ++i) min_gap = std::min(min_gap, c[i].gap);
     if (min_gap == kUsed) break;  // none left
@@ -65,6 +66,47 @@ int reduce_manifold(Contact* c, int n, Contact* out, double tie_band, double mer
     out[count++] = c[best];
     c[best].gap = kUsed;
   }
+  return count;
+}
+
+int reduce_mesh_manifolds(Contact* c, int n, Contact* out, double tie_band) {
+  // Scratch reused from call to call (the narrow phase does not allocate once warm).
+  thread_local std::vector<int> order, group;
+  thread_local std::vector<Contact> members;
+  order.resize(n);
+  group.resize(n);
+  for (int i = 0; i < n; ++i) order[i] = i;
+  // Deepest first (ties keep the candidates' order), so the deepest candidates found groups.
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return c[x].gap < c[y].gap; });
+  Vec3 normal[kMaxMeshManifolds];
+  int groups = 0;
+  for (int i : order) {
+    int best = -1;
+    double best_cos = -2;
+    for (int g = 0; g < groups; ++g) {
+      const double cos = c[i].normal.dot(normal[g]);
+      if (cos > best_cos) {
+        best_cos = cos;
+        best = g;
+      }
+    }
+    if ((best < 0 || best_cos < kManifoldNormalCos) && groups < kMaxMeshManifolds) {
+      best = groups;
+      normal[groups++] = c[i].normal;
+    }
+    group[i] = best;
+  }
+  if (groups <= 1) return reduce_manifold(c, n, out, tie_band);
+  // Each group's candidates in their own order, reduced on their own.
+  int count = 0;
+  for (int g = 0; g < groups; ++g) {
+    members.clear();
+    for (int i = 0; i < n; ++i) {
+      if (group[i] == g) members.push_back(c[i]);
+    }
+    count += reduce_manifold(members.data(), int(members.size()), out + count, tie_band);
+  }
+  for (int i = 0; i < n; ++i) c[i].gap = std::numeric_limits<double>::infinity();
   return count;
 }
 

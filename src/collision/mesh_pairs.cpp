@@ -11,7 +11,8 @@
 // vertices tested against the body's surface and the GJK closest points of each triangle
 // when they lie on a boundary or convex edge (edge-against-edge contacts). Points at the
 // same place with the same normal, found through two triangles, are merged; at most 4
-// points remain (manifold.h).
+// points remain per face direction, up to 4 directions (a crease, a bowl's floor and wall;
+// manifold.h).
 //
 // Feature ids: 64 * triangle + sub, with sub: round bodies 0 and 1 (capsule ends, the sphere
 // centre is 0), 2 (nearest axis point), 3 and 4 (axis clipped at a mesh boundary edge);
@@ -251,7 +252,7 @@ int collide_mesh(const Placed& body, const Placed& mesh, double margin, NarrowSc
       solid_vs_triangle(mv, t, body, margin, cand);
     }
   }
-  return reduce_manifold(cand.data(), int(cand.size()), out, kTieBand * s.bound_radius);
+  return reduce_mesh_manifolds(cand.data(), int(cand.size()), out, kTieBand * s.bound_radius);
 }
 
 }  // namespace mabd::detail

@@ -70,7 +70,12 @@ struct Contact {
   double collider_radius = 0;
 };
 
+/// Most points of one manifold: the points of a pair that share a normal direction.
+constexpr int kManifoldPoints = 4;
+/// Most manifolds of a body against a triangle mesh (faces of distinct normals: a crease, a
+/// bowl's floor and wall); other pairs make one.
+constexpr int kMaxMeshManifolds = 4;
 /// Most points a primitive pair produces.
-constexpr int kMaxPairPoints = 4;
+constexpr int kMaxPairPoints = kManifoldPoints * kMaxMeshManifolds;
 
 }  // namespace mabd::detail

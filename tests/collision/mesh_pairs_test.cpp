@@ -235,5 +235,35 @@ TEST(MeshPairs, BoxAndHullOnABowlFloorAndEdgeOnRidge) {
   expect_no_duplicates(r.contacts);
 }
 
+// A box on a floor next to a vertical wall: its four floor points are deeper (1 mm) than its
+// four speculative points against the wall (5 mm). Both faces keep their points, so that a
+// box moving towards the wall within the step meets a row for it.
+TEST(MeshPairs, BoxInACreaseKeepsPointsOnBothFaces) {
+  TriangleMesh crease = square(1);                               // the floor, z = 0
+  crease.vertices.insert(crease.vertices.end(), {Vec3(1, -1, 1), Vec3(1, 1, 1)});
+  crease.triangles.insert(crease.triangles.end(), {{0, 5, 1}, {0, 4, 5}});  // x = 1, normal -x
+  const double half = 0.25, floor_gap = 0.001, wall_gap = 0.005;
+  Scene s;
+  s.add(geometry(BodyKind::Static, mesh_shape(crease)), Pose());
+  s.add(geometry(BodyKind::Dynamic, box_shape(Vec3::Constant(2 * half))),
+        pose_at(Vec3(1 - wall_gap - half, 0, half + floor_gap)));
+  const auto& c = s.detect(0.01);
+  int on_floor = 0, on_wall = 0;
+  for (const auto& p : c) {
+    expect_consistent(p, s.poses, 1e-9);
+    if (p.normal.dot(Vec3::UnitZ()) > 1 - 1e-9) {
+      ++on_floor;
+      EXPECT_NEAR(p.gap, floor_gap, 1e-9);
+    } else if (p.normal.dot(-Vec3::UnitX()) > 1 - 1e-9) {
+      ++on_wall;
+      EXPECT_NEAR(p.gap, wall_gap, 1e-9);
+    }
+  }
+  EXPECT_EQ(on_floor, 4);
+  EXPECT_EQ(on_wall, 4);
+  EXPECT_EQ(int(c.size()), on_floor + on_wall);
+  expect_no_duplicates(c);
+}
+
 }  // namespace
 }  // namespace mabd::test
