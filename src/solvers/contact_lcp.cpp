@@ -46,20 +46,29 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
               LcpResult& result) {
   const int n = static_cast<int>(lambda.size());
   for (int r = 0; r < n; ++r) lambda[r] = std::clamp(lambda[r], lo[r], hi[r]);
+  // Rows held at a bound that their product pushes further out (candidate points that stay
+  // apart) are idle: only every kFullSweep-th sweep updates them, and only a full sweep can
+  // end the sweeps. Rows pinned by their bounds (a tangent row of a point without normal
+  // force) need no product at all.
+  constexpr int kFullSweep = 4;
+  std::vector<char> idle(n, 0);
   for (int sweep = 0; sweep < o.max_sweeps; ++sweep) {
+    const bool full = sweep % kFullSweep == 0 || sweep + 1 == o.max_sweeps;
     double change = 0, scale = 0;
     for (int r = 0; r < n; ++r) {
       const double old = lambda[r];
-      // A row pinned by its bounds (a tangent row of a point without normal force) needs no
-      // product.
-      lambda[r] = lo[r] == hi[r] ? lo[r]
-                                 : std::clamp(old + (p.b[r] - row_times(p, lambda, r)) * stiff[r],
-                                              lo[r], hi[r]);
+      if (lo[r] == hi[r]) {
+        lambda[r] = lo[r];
+      } else if (full || !idle[r]) {
+        const double step = (p.b[r] - row_times(p, lambda, r)) * stiff[r];
+        lambda[r] = std::clamp(old + step, lo[r], hi[r]);
+        idle[r] = (lambda[r] == hi[r] && step > 0) || (lambda[r] == lo[r] && step < 0);
+      }
       change = std::max(change, std::abs(lambda[r] - old));
       scale = std::max(scale, std::abs(lambda[r]));
     }
     ++result.sweeps;
-    if (change <= o.tolerance * scale) break;
+    if (full && change <= o.tolerance * scale) break;
   }
   double best = qp_residual(p, lambda, lo, hi, stiff);
   // Active-set loop from the sets of the sweeps.
