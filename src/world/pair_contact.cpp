@@ -121,10 +121,10 @@ bool World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
   c.offset = cp.body_radius + cp.collider_radius;
   c.mu = settings.contact.friction ? std::sqrt(A.friction() * B.friction()) : 0.0;
   Vec3 v = detail::point(qdot[a], c.pa) - detail::point(qdot[b], c.pb);
-  if (dynamic_pair) {
+  {
     // The broad margin covers the fastest body's travel; a pair keeps the points its own
     // approach can close within the step (twice, for the step's acceleration): bodies falling
-    // side by side are no candidates.
+    // side by side are no candidates, nor the faces of a bowl a body is not moving towards.
     const double h = settings.dt;
     if (cp.gap >= settings.contact.margin + 2 * h * std::max(-c.n.dot(v), 0.0) +
                       settings.gravity.norm() * h * h) {

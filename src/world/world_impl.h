@@ -393,8 +393,8 @@ struct World::Impl final : detail::BodyOperators {
   /// Per body (empty without pair contacts): 1 if it has a contact with another dynamic body.
   std::vector<char> paired_body;
   /// Adds the contact point cp (body a = cp.body, b = cp.collider, normal from b towards a)
-  /// to pair_contacts, warm-started from the last step's; `dynamic_pair` when b is dynamic
-  /// (then a point the pair's own approach cannot close within the step is left out: false).
+  /// to pair_contacts, warm-started from the last step's; `dynamic_pair` when b is dynamic. A
+  /// point the pair's own approach cannot close within the step is left out (false).
   bool add_pair_contact(const detail::ContactPoint& cp, bool dynamic_pair);
   /// Sorts pair_contacts and sizes pair_force (end of detect_contacts).
   void finish_pair_contacts();
