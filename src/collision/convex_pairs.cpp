@@ -34,7 +34,13 @@ constexpr std::uint32_t kMeshVertexOffset = 32;
 bool is_round(ShapeType t) { return t == ShapeType::Sphere || t == ShapeType::Capsule; }
 
 /// Tests the point p (world) swollen by `radius` against `solid`. The normal points from the
-/// solid to the point unless `flip` (then the point belongs to the collider).
+/// solid to the point unless `flip` (then the point belongs to the collider). A round solid
+/// (sphere, capsule; its closest surface point lies its radius from its core along the
+/// normal) reports its radius too: both sides' normal rows then act at their core points.
+/// At a material point of a capsule's surface, the capsule spinning about its axis (free
+/// there but for a tiny inertia) moves that point off the line of contact and the push turns
+/// it further: a chain of capsule links running over a capsule wheel spun its links up
+/// (doubling every step or so) until the row's gap missed a penetration of a link's radius.
 void add_point_vs_solid(const Vec3& p, double radius, const Placed& solid, bool flip,
                         std::uint32_t feature, double margin, std::vector<Contact>& cand) {
   const SurfacePoint sp = closest_on_surface(*solid.prim, solid.to_local(p));
@@ -42,6 +48,7 @@ void add_point_vs_solid(const Vec3& p, double radius, const Placed& solid, bool 
   if (gap >= margin) return;
   const Vec3 n = solid.rotation * sp.normal;
   const Vec3 q = solid.to_world(sp.point);
+  const double solid_radius = is_round(solid.prim->type) ? solid.prim->radius : 0.0;
   Contact c;
   c.gap = gap;
   c.feature = feature;
@@ -50,11 +57,13 @@ void add_point_vs_solid(const Vec3& p, double radius, const Placed& solid, bool 
     c.p_body = q;
     c.p_collider = p - radius * n;
     c.collider_radius = radius;
+    c.body_radius = solid_radius;
   } else {
     c.normal = n;
     c.p_body = p - radius * n;
     c.p_collider = q;
     c.body_radius = radius;
+    c.collider_radius = solid_radius;
   }
   cand.push_back(c);
 }

@@ -2,6 +2,7 @@
 // boxes (aligned, turned, offset), round pairs, filters and exclusions, and the output order.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "collision_test_util.h"
@@ -86,6 +87,47 @@ TEST(PairDetection, RoundPairsAndSeparation) {
              Quat::Identity(), 1e-3);
   ASSERT_EQ(out.size(), 4u);
   for (const ContactPoint& c : out) EXPECT_NEAR(c.gap, 5e-4, 1e-12);
+}
+
+// Round against round (a thin capsule across a thick one, a sphere against a capsule): both
+// sides report their radius, so each point less its side's radius along the normal is that
+// side's core point (on the capsule's axis, at the sphere's centre), and the gap is the
+// distance between the cores less the two radii.
+TEST(PairDetection, RoundPairsReportBothCores) {
+  const double R = 0.3, half = 0.05, r = 0.005, depth = 2e-4;
+  // b: a capsule along y (turned about x), off a's side along x and up its axis by 0.02.
+  const Vec3 at(R + r - depth, 0.001, 0.02);
+  const Quat turn = axis_angle(kPi / 2, Vec3::UnitX());
+  const std::vector<Pose> poses = {pose_at(Vec3::Zero()), pose_at(at, turn)};
+  auto on_axis = [](const Vec3& x, double half_length) {  // in the capsule's own frame
+    return std::hypot(x.x(), x.y()) < 1e-12 && std::abs(x.z()) <= half_length + 1e-12;
+  };
+  const auto caps = pair(capsule_shape(R, 2 * half), capsule_shape(r, 0.01), at, turn);
+  ASSERT_FALSE(caps.empty());
+  for (const ContactPoint& c : caps) {
+    EXPECT_DOUBLE_EQ(c.body_radius, R);
+    EXPECT_DOUBLE_EQ(c.collider_radius, r);
+    const Vec3 core_a = c.p_body + c.body_radius * c.normal;  // a's frame is the world's
+    const Vec3 core_b = c.p_collider - c.collider_radius * (turn.inverse() * c.normal);
+    EXPECT_TRUE(on_axis(core_a, half)) << core_a.transpose();
+    EXPECT_TRUE(on_axis(core_b, 0.005)) << core_b.transpose();
+    EXPECT_NEAR(c.gap, (core_a - (turn * core_b + at)).norm() - R - r, 1e-12);
+  }
+  // The least-distance point: the axes are skew, a's axis along z at the origin and b's along
+  // z = 0.02 through x = at.x(): the cores are at.x() apart.
+  EXPECT_NEAR(std::min_element(caps.begin(), caps.end(),
+                               [](const ContactPoint& x, const ContactPoint& y) {
+                                 return x.gap < y.gap;
+                               })->gap,
+              -depth, 1e-12);
+  // A sphere against the capsule's side: the sphere's centre and the capsule's axis.
+  const auto ball = pair(capsule_shape(R, 2 * half), sphere_shape(r), Vec3(R + r - depth, 0, 0.01));
+  ASSERT_EQ(ball.size(), 1u);
+  EXPECT_DOUBLE_EQ(ball[0].collider_radius, r);
+  EXPECT_TRUE(on_axis(ball[0].p_body + ball[0].body_radius * ball[0].normal, half));
+  expect_vec_near(ball[0].p_collider - ball[0].collider_radius * ball[0].normal, Vec3::Zero(),
+                  1e-12);
+  EXPECT_NEAR(ball[0].gap, -depth, 1e-12);
 }
 
 TEST(PairDetection, FiltersExclusionsAndOrder) {

@@ -288,6 +288,62 @@ TEST(PairContact, ChainOfSmallStiffLinksRestsOnAStaticWheel) {
   EXPECT_NEAR(top.z(), r - 1e-3, 2e-3);  // on the wheel (chord midpoints sit a little lower)
 }
 
+// A steel capsule link (10 g) lying across the top of a capsule wheel hinged to the world
+// (a moving body: the pair path), frictionless, spinning slowly about its own axis. The
+// normal force passes through the link's axis, so nothing changes that spin: it keeps its
+// initial rate (implicit Euler damps a rotation by about h w^2 per second, 1e-6 here). A
+// normal row at a material point of the link's surface (the capsule wheel's detection took
+// only the wheel's radius out) turned the spin up instead, the push at the point the spin
+// carried off the line of contact turning it further: the links of a chain running over a
+// wheel spun up until the rows' gaps missed a penetration of a link's radius.
+TEST(PairContact, LinkSpinningOnAHingedWheelKeepsItsSpin) {
+  WorldSettings settings = pair_settings(ContactModel::Exact);
+  settings.contact.friction = false;
+  World w(settings);
+  const double R = 0.3, r_link = 0.005, pitch = 0.02;
+  BodyDef wheel;
+  wheel.shape.type = ShapeType::Capsule;
+  wheel.shape.radius = R;
+  wheel.shape.length = 0.1;
+  wheel.material.density = 1000;
+  wheel.material.youngs_modulus = 1e9;
+  wheel.orientation = Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()));  // axis along y
+  const BodyId wheel_id = w.add_body(wheel);
+  JointDef axle;
+  axle.type = JointType::Hinge;
+  axle.body_b = wheel_id;
+  axle.anchor = Vec3::Zero();
+  axle.axis = Vec3::UnitY();
+  w.add_joint(axle);
+  BodyDef link;
+  link.shape.type = ShapeType::Capsule;
+  link.shape.radius = r_link;
+  link.shape.length = pitch - 2 * r_link;
+  link.material.density = 7800;
+  link.material.youngs_modulus = 2e11;
+  link.position = Vec3(0, 0, R + r_link);  // resting on the wheel's top, along its axis
+  link.orientation = Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()));
+  const double spin = 0.1;  // rad/s, about the link's axis
+  link.angular_velocity = Vec3(0, spin, 0);
+  const BodyId link_id = w.add_body(link);
+  double lowest = spin, highest = spin, deepest = 0;
+  int pushed = 0;
+  for (int i = 0; i < 100; ++i) {
+    w.step();
+    const double s = w.twist(link_id).angular.y();
+    lowest = std::min(lowest, s);
+    highest = std::max(highest, s);
+    deepest = std::max(deepest, w.last_step().max_penetration);
+    pushed += w.last_step().contacts > 0;
+  }
+  std::printf("link spinning on a hinged wheel: spin %.6g to %.6g rad/s (starts at %.3g), "
+              "penetration %.3g m, %d steps in contact\n", lowest, highest, spin, deepest, pushed);
+  EXPECT_EQ(pushed, 100);  // it rests on the wheel throughout
+  EXPECT_LE(highest, spin * (1 + 1e-9));
+  EXPECT_GE(lowest, spin * (1 - 1e-4));
+  EXPECT_LT(deepest, 1e-4);
+}
+
 // A Painleve rod (mu = 2) sliding on a dynamic slab that lies on the ground: no NaN and no
 // energy gain (contact and friction only dissipate).
 TEST_P(PairContactModels, PainleveRodGainsNoEnergy) {
