@@ -122,7 +122,9 @@ void World::Impl::detect_contacts() {
     return;
   }
   const double h = settings.dt;
-  // Poses of the user frames at q^n, and how far any point can travel in one step.
+  // Poses of the user frames at q^n, and how far any point can travel in one step: at its
+  // speed, and at a dynamic body's acceleration of the last step (joints and loads pull as
+  // gravity does, which the margin below adds for every body).
   collision_poses.resize(bodies.size());
   double reach = 0;
   for (std::size_t i = 0; i < bodies.size(); ++i) {
@@ -130,7 +132,12 @@ void World::Impl::detect_contacts() {
     collision_poses[i] = user_pose(i, q[i]);
     if (b.info.kind == BodyKind::Static) continue;
     const double speed = qdot[i].tail<3>().norm() + b.info.size * qdot[i].head<9>().norm();
-    reach = std::max(reach, speed * h);
+    double accel = 0;
+    if (b.dynamic()) {
+      const Vec12& a = qddot_of(i);
+      accel = a.tail<3>().norm() + b.info.size * a.head<9>().norm();
+    }
+    reach = std::max(reach, speed * h + accel * h * h);
   }
   const double margin = settings.contact.margin + reach + 0.5 * settings.gravity.norm() * h * h;
   if (has_colliders) {

@@ -125,9 +125,16 @@ bool World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
     // The broad margin covers the fastest body's travel; a pair keeps the points its own
     // approach can close within the step (twice, for the step's acceleration): bodies falling
     // side by side are no candidates, nor the faces of a bowl a body is not moving towards.
+    // The approach accelerates by gravity, or by the points' relative acceleration of the
+    // last step where that closes faster: joints and loads pull too (a pulley's chain, pulled
+    // onto its wheel at 3 g by its tension, had links 2 mm off the wheel and receding from it
+    // that came 2 mm into it within the step).
     const double h = settings.dt;
+    Vec3 acc_rel = detail::point(qddot_of(a), c.pa);
+    if (B.dynamic()) acc_rel -= detail::point(qddot_of(b), c.pb);
+    const double closing = std::max(settings.gravity.norm(), -c.n.dot(acc_rel));
     if (cp.gap >= settings.contact.margin + 2 * h * std::max(-c.n.dot(v), 0.0) +
-                      settings.gravity.norm() * h * h) {
+                      closing * h * h) {
       return false;
     }
   }

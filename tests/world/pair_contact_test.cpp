@@ -344,6 +344,43 @@ TEST(PairContact, LinkSpinningOnAHingedWheelKeepsItsSpin) {
   EXPECT_LT(deepest, 1e-4);
 }
 
+// Without gravity, a small sphere pushed towards a heavy one by a load of 100 m/s^2 starts
+// 3 mm off it, receding at 1 m/s: the load stops it within the first step (implicit Euler)
+// and brings it 1 cm back within the second, which starts at rest. Neither its speed nor
+// gravity says it can reach the heavy sphere then, its last step's acceleration does: the
+// contact holds it off (exact model: no penetration but the compliance floor's, 1e-3 of the
+// travel a step's contact stops, 1.3e-5 m here), where it went 7 mm in.
+TEST(PairContact, ABodyPushedBackByALoadIsACandidate) {
+  WorldSettings settings = pair_settings(ContactModel::Exact);
+  settings.gravity = Vec3::Zero();
+  World w(settings);
+  const double R = 0.1, r = 0.01, gap = 3e-3, a = 100, h = settings.dt;
+  BodyDef heavy;
+  heavy.shape.type = ShapeType::Sphere;
+  heavy.shape.radius = R;
+  heavy.material.density = 1e5;
+  const BodyId big = w.add_body(heavy);
+  BodyDef ball;
+  ball.shape.type = ShapeType::Sphere;
+  ball.shape.radius = r;
+  ball.material.density = 1000;
+  ball.position = Vec3(R + r + gap, 0, 0);
+  ball.linear_velocity = Vec3(a * h, 0, 0);
+  const BodyId small = w.add_body(ball);
+  const double m = w.body_info(small).mass;
+  double deepest = 0;
+  for (int i = 0; i < 5; ++i) {
+    w.apply_wrench(small, Vec3(-m * a, 0, 0), Vec3::Zero());
+    w.step();
+    const double apart = (w.com_position(small) - w.com_position(big)).norm() - R - r;
+    deepest = std::max(deepest, -apart);
+    if (i == 0) EXPECT_NEAR(apart, gap, 1e-12);  // stopped where it started
+  }
+  std::printf("sphere pushed back by a load: deepest %.3g m (the step's travel %.3g m)\n", deepest,
+              a * h * h);
+  EXPECT_LT(deepest, 1e-4);
+}
+
 // A Painleve rod (mu = 2) sliding on a dynamic slab that lies on the ground: no NaN and no
 // energy gain (contact and friction only dissipate).
 TEST_P(PairContactModels, PainleveRodGainsNoEnergy) {
