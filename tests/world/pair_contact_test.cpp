@@ -233,6 +233,18 @@ TEST(PairContact, SaturatedDrivesAgainstJointLimitsStopOnTheCube) {
   EXPECT_LT((w.com_position(cube) - Vec3(0, 0, 0.025)).norm(), 1e-3);
 }
 
+/// A steel capsule link (density 7800 kg/m^3, E = 2e11 Pa) of radius r and joint-to-joint
+/// length `pitch` (m), along its own z axis.
+BodyDef steel_link(double r, double pitch) {
+  BodyDef link;
+  link.shape.type = ShapeType::Capsule;
+  link.shape.radius = r;
+  link.shape.length = pitch - 2 * r;
+  link.material.density = 7800;
+  link.material.youngs_modulus = 2e11;
+  return link;
+}
+
 // A chain of 20 steel capsule links (10 g, E = 2e11) laid over a static capsule "wheel" (exact
 // model): their collider contacts are solved over the chain's joint solve like contacts
 // between moving bodies. (Folded into each link's operator, the chain diverged at step 1.)
@@ -252,12 +264,7 @@ TEST(PairContact, ChainOfSmallStiffLinksRestsOnAStaticWheel) {
     return Vec3(r * std::cos(a), 0, r * std::sin(a));
   };
   for (int k = 0; k < n; ++k) {
-    BodyDef link;
-    link.shape.type = ShapeType::Capsule;
-    link.shape.radius = r_link;
-    link.shape.length = pitch - 2 * r_link;
-    link.material.density = 7800;
-    link.material.youngs_modulus = 2e11;
+    BodyDef link = steel_link(r_link, pitch);
     const Vec3 d = (at(k + 1) - at(k)).normalized();
     link.position = 0.5 * (at(k) + at(k + 1));
     link.orientation = Quat::FromTwoVectors(Vec3::UnitZ(), d);
@@ -315,12 +322,7 @@ TEST(PairContact, LinkSpinningOnAHingedWheelKeepsItsSpin) {
   axle.anchor = Vec3::Zero();
   axle.axis = Vec3::UnitY();
   w.add_joint(axle);
-  BodyDef link;
-  link.shape.type = ShapeType::Capsule;
-  link.shape.radius = r_link;
-  link.shape.length = pitch - 2 * r_link;
-  link.material.density = 7800;
-  link.material.youngs_modulus = 2e11;
+  BodyDef link = steel_link(r_link, pitch);
   link.position = Vec3(0, 0, R + r_link);  // resting on the wheel's top, along its axis
   link.orientation = Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()));
   const double spin = 0.1;  // rad/s, about the link's axis
