@@ -3,9 +3,12 @@
 joined by a ball, universal, hinge and prismatic joint) dropped into a static bowl, the paper's
 "falling joints" scene. Run from the repository root: python3 scenes/tools/falling_joints.py
 
-Not shipped yet: the pile diverges about 0.6 s in, when pairs land at about 6 m/s on the
-pairs below (at h = 0.01 and 0.005 s, E = 1e7 to 1e9 Pa; Newton stops converging at those
-impacts even with 12 iterations).
+Not shipped yet: the scene runs its 300 steps (3 s), but once the pile forms (0.6 s in) a
+step takes 3.7 s (median, up to 20 s), 99% of it in the complementarity solve of the 2,000 to
+3,460 contacts between the boxes, against the paper's 54 ms. Boxes landing on the pile at
+about 4 m/s whose edges cross go up to 7.5 cm into one another within a step (a contact row is
+linearised at the step's start; an edge against an edge is one point), and stay a few cm
+in while the exact model pushes them apart at 0.1 m/s.
 """
 import json
 import math
