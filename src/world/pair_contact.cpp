@@ -121,22 +121,19 @@ bool World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
   c.offset = cp.body_radius + cp.collider_radius;
   c.mu = settings.contact.friction ? std::sqrt(A.friction() * B.friction()) : 0.0;
   Vec3 v = detail::point(qdot[a], c.pa) - detail::point(qdot[b], c.pb);
-  {
-    // The broad margin covers the fastest body's travel; a pair keeps the points its own
-    // approach can close within the step (twice, for the step's acceleration): bodies falling
-    // side by side are no candidates, nor the faces of a bowl a body is not moving towards.
-    // The approach accelerates by gravity, or by the points' relative acceleration of the
-    // last step where that closes faster: joints and loads pull too (a pulley's chain, pulled
-    // onto its wheel at 3 g by its tension, had links 2 mm off the wheel and receding from it
-    // that came 2 mm into it within the step).
-    const double h = settings.dt;
-    Vec3 acc_rel = detail::point(qddot_of(a), c.pa);
-    if (B.dynamic()) acc_rel -= detail::point(qddot_of(b), c.pb);
-    const double closing = std::max(settings.gravity.norm(), -c.n.dot(acc_rel));
-    if (cp.gap >= settings.contact.margin + 2 * h * std::max(-c.n.dot(v), 0.0) +
-                      closing * h * h) {
-      return false;
-    }
+  // The broad margin covers the fastest body's travel; a pair keeps the points its own
+  // approach can close within the step (twice, for the step's acceleration): bodies falling
+  // side by side are no candidates, nor the faces of a bowl a body is not moving towards.
+  // The approach accelerates by gravity, or by the points' relative acceleration of the
+  // last step where that closes faster: joints and loads pull too (a pulley's chain, pulled
+  // onto its wheel at 3 g by its tension, had links 2 mm off the wheel and receding from it
+  // that came 2 mm into it within the step).
+  const double h = settings.dt;
+  Vec3 acc_rel = detail::point(qddot_of(a), c.pa);
+  if (dynamic_pair) acc_rel -= detail::point(qddot_of(b), c.pb);
+  const double closing = std::max(settings.gravity.norm(), -c.n.dot(acc_rel));
+  if (cp.gap >= settings.contact.margin + 2 * h * std::max(-c.n.dot(v), 0.0) + closing * h * h) {
+    return false;
   }
   // Tangents along the relative sliding velocity (the pyramid aligned with the slip).
   v -= c.n * c.n.dot(v);
