@@ -295,6 +295,8 @@ class StepStats:
     soft_ms: float
     attachment_residual: float
     body_contacts: int
+    contact_sweeps: int
+    contact_pivots: int
 
 class ComponentSummary:
     kind: str

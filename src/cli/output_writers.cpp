@@ -272,6 +272,10 @@ void StatsJsonlWriter::write(const World& world) {
   line["dual_ms"] = stats.dual_ms;
   line["contact_ms"] = stats.contact_ms;
   line["body_contacts"] = stats.body_contacts;
+  if (stats.contact_sweeps > 0 || stats.contact_pivots > 0) {
+    line["contact_sweeps"] = stats.contact_sweeps;
+    line["contact_pivots"] = stats.contact_pivots;
+  }
   line["predict_ms"] = stats.predict_ms;
   line["rows_ms"] = stats.rows_ms;
   line["check_ms"] = stats.check_ms;

@@ -101,6 +101,12 @@ void bind_settings(py::module_& m) {
                     "largest soft body attachment violation after the step (m)")
       .def_readonly("body_contacts", &StepStats::body_contacts,
                     "pushing contact points between dynamic bodies")
+      .def_readonly("contact_sweeps", &StepStats::contact_sweeps,
+                    "projected Gauss-Seidel sweeps of the last contact solve between dynamic "
+                    "bodies, all friction rounds")
+      .def_readonly("contact_pivots", &StepStats::contact_pivots,
+                    "active-set solves of the last contact solve between dynamic bodies, all "
+                    "friction rounds")
       .def("__repr__", [](const StepStats& s) {
         return "StepStats(newton_iterations=" + std::to_string(s.newton_iterations) +
                ", residual=" + std::to_string(s.residual) + ", solver='" + s.solver +

@@ -210,6 +210,26 @@ TEST_F(CliTest, RunStatsCarryContactsAndPhaseTimes) {
   EXPECT_EQ(keys, expected);
 }
 
+// Steps that solve contacts between dynamic bodies (the shipped box stack) report the sweeps
+// and active-set solves of their complementarity problem.
+TEST_F(CliTest, RunStatsCarryTheContactSolvesWork) {
+  const fs::path stats = tmp("stack.jsonl");
+  const std::string stack =
+      quote((fs::path(MABD_SOURCE_DIR) / "scenes" / "box_stack.json").string());
+  const Result r = run("run " + stack + " --steps 5 --quiet --stats " + quote(stats.string()));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = lines_of(read_text(stats));
+  ASSERT_EQ(lines.size(), 5u);
+  for (const std::string& line : lines) {
+    const auto j = nlohmann::json::parse(line);
+    ASSERT_GT(j["body_contacts"].get<int>(), 0) << line;  // the boxes rest on one another
+    ASSERT_TRUE(j.contains("contact_sweeps")) << line;
+    ASSERT_TRUE(j.contains("contact_pivots")) << line;
+    EXPECT_GE(j["contact_sweeps"].get<int>(), 0) << line;
+    EXPECT_GE(j["contact_pivots"].get<int>(), 1) << line;  // an exact active-set solve
+  }
+}
+
 TEST_F(CliTest, RunPrintsSummaryAndNoProgressWhenNotATerminal) {
   const Result r = run("run " + quote(scene("spin_box.json")) + " --steps 7");
   ASSERT_EQ(r.code, 0) << r.err;
