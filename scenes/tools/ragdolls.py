@@ -25,36 +25,30 @@ a light net node, its springs stiffened by its own mass, strains under a ragdoll
 import argparse
 import json
 import math
+import os
 import random
 
-# One ragdoll standing on z = 0, 1.87 m tall at scale 1: (name, radius, length, centre).
-# Capsules along z; the arms hang beside the torso.
-PARTS = [
-    ("pelvis", 0.10, 0.10, (0, 0, 1.0)),
-    ("torso", 0.11, 0.30, (0, 0, 1.41)),
-    ("head", 0.10, 0.05, (0, 0, 1.82)),
-    ("upper_arm_l", 0.05, 0.22, (0, 0.2, 1.5)),
-    ("upper_arm_r", 0.05, 0.22, (0, -0.2, 1.5)),
-    ("lower_arm_l", 0.045, 0.20, (0, 0.2, 1.195)),
-    ("lower_arm_r", 0.045, 0.20, (0, -0.2, 1.195)),
-    ("upper_leg_l", 0.07, 0.30, (0, 0.1, 0.63)),
-    ("upper_leg_r", 0.07, 0.30, (0, -0.1, 0.63)),
-    ("lower_leg_l", 0.055, 0.30, (0, 0.1, 0.205)),
-    ("lower_leg_r", 0.055, 0.30, (0, -0.1, 0.205)),
-]
-# (name, type, parent, child, anchor, hinge axis or None, spring stiffness at scale 1 in N m/rad)
-JOINTS = [
-    ("spine", "ball", "pelvis", "torso", (0, 0, 1.15), None, 400.0),
-    ("neck", "ball", "torso", "head", (0, 0, 1.69), None, 100.0),
-    ("shoulder_l", "ball", "torso", "upper_arm_l", (0, 0.2, 1.64), None, 60.0),
-    ("shoulder_r", "ball", "torso", "upper_arm_r", (0, -0.2, 1.64), None, 60.0),
-    ("elbow_l", "hinge", "upper_arm_l", "lower_arm_l", (0, 0.2, 1.34), (0, 1, 0), 30.0),
-    ("elbow_r", "hinge", "upper_arm_r", "lower_arm_r", (0, -0.2, 1.34), (0, 1, 0), 30.0),
-    ("hip_l", "ball", "pelvis", "upper_leg_l", (0, 0.1, 0.87), None, 200.0),
-    ("hip_r", "ball", "pelvis", "upper_leg_r", (0, -0.1, 0.87), None, 200.0),
-    ("knee_l", "hinge", "upper_leg_l", "lower_leg_l", (0, 0.1, 0.41), (0, 1, 0), 100.0),
-    ("knee_r", "hinge", "upper_leg_r", "lower_leg_r", (0, -0.1, 0.41), (0, 1, 0), 100.0),
-]
+# The ragdoll's capsules and joints are those of scenes/ragdoll_tumble.json (standing on
+# z = 0, 1.87 m tall), without its limits and initial velocities; each joint gets a spring of
+# this stiffness at scale 1 (N m/rad).
+TEMPLATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ragdoll_tumble.json")
+SPRINGS = {"spine": 400.0, "neck": 100.0, "shoulder_l": 60.0, "shoulder_r": 60.0,
+           "elbow_l": 30.0, "elbow_r": 30.0, "hip_l": 200.0, "hip_r": 200.0,
+           "knee_l": 100.0, "knee_r": 100.0}
+
+
+def load_template():
+    """(name, radius, length, centre) per capsule and (name, type, parent, child, anchor,
+    hinge axis or None, spring stiffness) per joint, from TEMPLATE."""
+    with open(TEMPLATE) as f:
+        t = json.load(f)
+    parts = [(b["name"], b["shape"]["radius"], b["shape"]["length"], tuple(b["position"]))
+             for b in t["bodies"]]
+    joints = [(j["name"], j["type"], j["bodies"][0], j["bodies"][1], tuple(j["anchor"]),
+               tuple(j["axis"]) if j["type"] == "hinge" else None, SPRINGS[j["name"]])
+              for j in t["joints"]]
+    return parts, joints
+
 
 NET_GROUP, DOLL_GROUP = 2, 4
 
@@ -83,9 +77,10 @@ def r6(v):
     return [round(c, 6) for c in v]
 
 
-def ragdoll(prefix, scale, q, centre):
+def ragdoll(template, prefix, scale, q, centre):
     """Bodies and joints of one ragdoll turned by q about its pelvis, the pelvis at centre."""
-    pelvis = PARTS[0][3]
+    parts, joints_def = template
+    pelvis = parts[0][3]
 
     def place(p):
         local = [scale * (p[i] - pelvis[i]) for i in range(3)]
@@ -96,9 +91,9 @@ def ragdoll(prefix, scale, q, centre):
         "shape": {"type": "capsule", "radius": round(scale * r, 6), "length": round(scale * l, 6)},
         "position": place(c), "orientation": r6(q),
         "collision": {"group": DOLL_GROUP, "mask": NET_GROUP | DOLL_GROUP},
-    } for name, r, l, c in PARTS]
+    } for name, r, l, c in parts]
     joints = []
-    for name, kind, a, b, anchor, axis, k in JOINTS:
+    for name, kind, a, b, anchor, axis, k in joints_def:
         j = {"name": f"{prefix}/{name}", "type": kind, "bodies": [f"{prefix}/{a}", f"{prefix}/{b}"],
              "anchor": place(anchor),
              # A bending and twist spring towards the initial pose; stiffness scales as size^4
@@ -120,7 +115,18 @@ def main():
     p.add_argument("--youngs", type=float, default=1e6, help="ragdolls' Young's modulus (Pa)")
     p.add_argument("--out", default="scenes/ragdolls.json")
     a = p.parse_args()
+    for key in ("count_per_side", "layers", "steps"):
+        if getattr(a, key) < 1:
+            p.error(f"--{key.replace('_', '-')} must be at least 1 (got {getattr(a, key)})")
+    if a.n < 2:
+        p.error(f"--n must be at least 2 (got {a.n})")
+    if not a.youngs > 0:
+        p.error(f"--youngs must be positive (got {a.youngs})")
+    out_dir = os.path.dirname(a.out) or "."
+    if not os.path.isdir(out_dir):
+        p.error(f"--out {a.out}: no directory '{out_dir}' (run from the repository root)")
     rng = random.Random(a.seed)
+    template = load_template()
 
     spacing = 0.25           # m, net pitch
     side = spacing * (a.n - 1)
@@ -138,7 +144,7 @@ def main():
                 centre = ((i + 0.5) * cell + rng.uniform(-0.1, 0.1),
                           (j + 0.5) * cell + rng.uniform(-0.1, 0.1),
                           1.0 + 0.6 * layer)
-                b, jt = ragdoll(f"doll{k}", scale, q, centre)
+                b, jt = ragdoll(template, f"doll{k}", scale, q, centre)
                 bodies += b
                 joints += jt
 

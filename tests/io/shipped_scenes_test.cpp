@@ -19,6 +19,27 @@ constexpr std::size_t kMaxBodies = 5000;
 /// chain_1e7: ten million links, about 9 GB and many seconds to load (run by hand, README).
 const char* const kNotLoaded[] = {"chain_1e7.json"};
 
+void expect_finite_coordinates(const World& world) {
+  for (std::uint32_t b = 0; b < world.body_count(); ++b) {
+    EXPECT_TRUE(world.coordinates(BodyId{b}).allFinite()) << world.body_info(BodyId{b}).name;
+  }
+}
+
+/// Total energy (J) across steps: the largest change in one step so far.
+struct EnergyWatch {
+  explicit EnergyWatch(const World& world) : last(total(world)) {}
+  static double total(const World& world) {
+    return world.kinetic_energy() + world.potential_energy();
+  }
+  void step(const World& world) {
+    const double e = total(world);
+    worst_rise = std::max(worst_rise, e - last);
+    last = e;
+  }
+  double last;
+  double worst_rise = -1e300;
+};
+
 TEST(ShippedScenes, LoadBuildAndStep) {
   int count = 0;
   for (const auto& entry : std::filesystem::directory_iterator(std::string(MABD_SOURCE_DIR) + "/scenes")) {
@@ -37,9 +58,7 @@ TEST(ShippedScenes, LoadBuildAndStep) {
     }
     World world = build_world(scene);
     for (int i = 0; i < 20; ++i) world.step();
-    for (std::uint32_t b = 0; b < world.body_count(); ++b) {
-      EXPECT_TRUE(world.coordinates(BodyId{b}).allFinite());
-    }
+    expect_finite_coordinates(world);
     EXPECT_LE(world.last_step().joint_residual, 1e-6);
     ++count;
   }
@@ -60,9 +79,7 @@ double run_checked(World& world, int steps) {
     EXPECT_LE(stats.joint_residual, 1e-6) << "step " << i + 1;
     max_penetration = std::max(max_penetration, stats.max_penetration);
   }
-  for (std::uint32_t b = 0; b < world.body_count(); ++b) {
-    EXPECT_TRUE(world.coordinates(BodyId{b}).allFinite()) << world.body_info(BodyId{b}).name;
-  }
+  expect_finite_coordinates(world);
   return max_penetration;
 }
 
@@ -114,14 +131,13 @@ TEST(ShippedScenes, PulleyChainRunsOverTheWheelsLosingEnergy) {
   World world = build_world(load_scene(scene_path("pulley.json")));
   const BodyId anchor = *world.find_body("anchor");
   const Vec3 start = world.com_position(anchor);
-  double energy = world.kinetic_energy() + world.potential_energy();
-  double deepest = 0, worst_rise = -1e300;
+  EnergyWatch energy(world);
+  double deepest = 0;
   for (int i = 0; i < 100; ++i) {
     deepest = std::max(deepest, run_checked(world, 1));
-    const double e = world.kinetic_energy() + world.potential_energy();
-    worst_rise = std::max(worst_rise, e - energy);
-    energy = e;
+    energy.step(world);
   }
+  const double worst_rise = energy.worst_rise;
   const double fall = start.z() - world.com_position(anchor).z();
   std::printf("pulley, 1 s: anchor fell %.3f m, largest energy change in a step %.3g J, "
               "deepest %.3g m, %d contacts\n", fall, worst_rise, deepest,
@@ -143,25 +159,22 @@ TEST(ShippedScenes, RagdollsLandOnTheNetLosingEnergy) {
   World world = build_world(load_scene(scene_path("ragdolls.json")));
   ASSERT_EQ(world.body_count(), 27u * 11u + 1160u);
   const auto is_net = [&](BodyId b) { return world.body_info(b).name.rfind("net/", 0) == 0; };
-  double energy = world.kinetic_energy() + world.potential_energy();
-  double deepest = 0, worst_rise = -1e300, worst_joint = 0;
+  EnergyWatch energy(world);
+  double deepest = 0, worst_joint = 0;
   for (int i = 0; i < 130; ++i) {
     world.step();
     const StepStats& stats = world.last_step();
     deepest = std::max(deepest, stats.max_penetration);
     worst_joint = std::max(worst_joint, stats.joint_residual);
-    const double e = world.kinetic_energy() + world.potential_energy();
-    worst_rise = std::max(worst_rise, e - energy);
-    energy = e;
+    energy.step(world);
   }
+  const double worst_rise = energy.worst_rise;
   int on_net = 0;
   for (const ContactInfo& c : world.contacts()) on_net += is_net(c.body) != is_net(c.collider);
   std::printf("ragdolls, 0.65 s: largest energy change in a step %.3g J, deepest %.3g m, "
               "%d contacts (%d ragdoll-net), joint residual %.3g m\n",
               worst_rise, deepest, world.last_step().contacts, on_net, worst_joint);
-  for (std::uint32_t b = 0; b < world.body_count(); ++b) {
-    EXPECT_TRUE(world.coordinates(BodyId{b}).allFinite()) << world.body_info(BodyId{b}).name;
-  }
+  expect_finite_coordinates(world);
   EXPECT_LT(worst_rise, 0.0);
   EXPECT_LT(deepest, 0.01);
   EXPECT_GT(on_net, 20);
