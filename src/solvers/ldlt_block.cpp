@@ -39,7 +39,6 @@ void LdltBlock::product(const Factor& factor, const Eigen::SparseMatrix<double>&
   reach_begin_.assign(1, 0);
   double visit = 0;
   for (int c = 0; c < n; ++c) {
-    const std::size_t begin = reach_.size();
     for (Eigen::SparseMatrix<double>::InnerIterator it(B, c); it; ++it) {
       const int i0 = perm.size() > 0 ? perm[it.index()] : static_cast<int>(it.index());
       for (int i = i0; i >= 0 && mark_[i] != c; i = parent_[i]) {
@@ -49,7 +48,6 @@ void LdltBlock::product(const Factor& factor, const Eigen::SparseMatrix<double>&
         visit += static_cast<double>(L.outerIndexPtr()[i + 1] - L.outerIndexPtr()[i]);
       }
     }
-    std::sort(reach_.begin() + static_cast<std::ptrdiff_t>(begin), reach_.end());
     reach_begin_.push_back(reach_.size());
   }
   // Y^T D^{-1} Y: rows of Y under many columns (the separators near the tree's root) as a
@@ -94,6 +92,12 @@ void LdltBlock::reach_product(const Factor& factor, const Eigen::SparseMatrix<do
   const auto& perm = factor.permutationP().indices();
   const auto& d = factor.vectorD();
   const int m = static_cast<int>(L.cols()), n = static_cast<int>(B.cols());
+  // Each reach ascending: a topological order of the tree (sorted only here: whole solves
+  // need no order).
+  for (int c = 0; c < n; ++c) {
+    std::sort(reach_.begin() + static_cast<std::ptrdiff_t>(reach_begin_[c]),
+              reach_.begin() + static_cast<std::ptrdiff_t>(reach_begin_[c + 1]));
+  }
   dense_row_.assign(m, -1);
   int rows_dense = 0;
   for (int i = 0; i < m; ++i) {

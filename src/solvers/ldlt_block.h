@@ -7,7 +7,8 @@
 // paths from its nonzeros to the root: Gilbert and Peierls), so a column costs the factor
 // entries on those paths, not the whole factor, and the product then costs the overlap of
 // the columns' reaches. One structured solve per column would cost two passes over the whole
-// factor each.
+// factor each. The factor takes its rows in the caller's order (natural ordering): ordering
+// the rows under B's nonzeros last keeps every reach among them.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,8 @@ namespace mabd::detail {
 
 class LdltBlock {
  public:
-  using Factor = Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>;
+  using Factor = Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>, Eigen::Lower,
+                                      Eigen::NaturalOrdering<int>>;
   /// Reach: forward solves over each column's reach. Solve: whole solves of the factor, in
   /// groups of columns (cheaper where the reaches are long: a chain's tree is a path). Auto:
   /// the cheaper by a count of the work, from the reaches (symbolic, no arithmetic).

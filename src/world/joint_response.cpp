@@ -7,7 +7,11 @@
 // contact's column of D then costs its articulations' size, not the whole world's.
 // joint_block gives all the columns of one articulation at once from the same factor
 // (solvers/ldlt_block.h).
+#include <algorithm>
+#include <unordered_map>
+
 #include <Eigen/Cholesky>
+#include <Eigen/OrderingMethods>
 #include <Eigen/SparseCholesky>
 
 #include "mabd/error.h"
@@ -28,12 +32,101 @@ struct World::Impl::ArticulationFactor {
   std::unordered_map<std::uint32_t, int> slot;  ///< body -> its index in `bodies`
   detail::LdltBlock block;                      ///< batched responses (sparse factors)
   Eigen::LDLT<Eigen::MatrixXd> dense;
-  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> sparse;
+  detail::LdltBlock::Factor sparse;  ///< in the rows' order (order_rows)
   bool use_dense = true;
   bool ok = false;
 };
 
-World::Impl::ArticulationFactor& World::Impl::articulation_factor(std::uint32_t art) {
+namespace {
+
+/// Puts f.rows (the active rows of an articulation of `members` bodies) in elimination order
+/// for a sparse factor: AMD over the rows' graph (rows meet on the bodies they share), or, on a
+/// loop-free articulation (a chain or a tree: its distinct body pairs number members - 1) with
+/// contact columns, AMD over the rows off the contacts' bodies and then the rows on them. Every
+/// elimination-tree path from a contact body's row then stays among those last rows, so a
+/// contact's column in LdltBlock costs the rows near the contacts, not the articulation: a
+/// chain over a wheel has two paths that end where it touches. Eliminating a tree's rows
+/// before its contact rows adds no fill off them.
+void order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& bodies,
+                     const detail::RowSet& rs, const std::vector<std::vector<std::pair<int, int>>>& on_body,
+                     std::size_t members, const std::vector<char>& contact_row) {
+  const int m = static_cast<int>(rows.size());
+  // Loop-free: distinct pairs of the articulation's bodies joined by its rows.
+  std::vector<std::pair<int, int>> pairs;
+  for (int r : rows) {
+    const int a = rs.row_a[r], b = rs.row_b[r];
+    if (a >= 0 && b >= 0) pairs.emplace_back(std::min(a, b), std::max(a, b));
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  const bool tree = pairs.size() + 1 == members;
+  int contacts = 0;
+  for (char c : contact_row) contacts += c;
+  const bool split = tree && contacts > 0 && contacts < m;
+  // The rows to order by AMD (all, or those off the contacts), in a local numbering.
+  std::vector<int> sub_of(m, -1), subset;
+  for (int l = 0; l < m; ++l) {
+    if (!split || !contact_row[l]) {
+      sub_of[l] = static_cast<int>(subset.size());
+      subset.push_back(l);
+    }
+  }
+  const int k = static_cast<int>(subset.size());
+  std::vector<Eigen::Triplet<double>> trip;
+  for (std::size_t bi = 0; bi < bodies.size(); ++bi) {
+    for (const auto& [li, unused_i] : on_body[bi]) {
+      if (sub_of[li] < 0) continue;
+      for (const auto& [lj, unused_j] : on_body[bi]) {
+        if (sub_of[lj] >= 0) trip.emplace_back(sub_of[li], sub_of[lj], 1.0);
+      }
+    }
+  }
+  Eigen::SparseMatrix<double> A(k, k);
+  A.setFromTriplets(trip.begin(), trip.end());
+  Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> perm;
+  Eigen::AMDOrdering<int>()(A, perm);  // perm.indices()[new] = old (Eigen's P^{-1})
+  std::vector<int> ordered;
+  ordered.reserve(m);
+  for (int e = 0; e < k; ++e) ordered.push_back(rows[subset[perm.indices()[e]]]);
+  if (split) {
+    for (int l = 0; l < m; ++l) {
+      if (contact_row[l]) ordered.push_back(rows[l]);
+    }
+  }
+  rows.swap(ordered);
+}
+
+}  // namespace
+
+void World::Impl::order_rows(ArticulationFactor& f, std::size_t members,
+                             const std::vector<detail::ContactSchur::BlockColumn>* columns) {
+  const int m = static_cast<int>(f.rows.size());
+  std::unordered_map<int, int> local;
+  for (int l = 0; l < m; ++l) local.emplace(f.rows[l], l);
+  // The local rows on each body, and those on a contact column's body.
+  std::vector<std::vector<std::pair<int, int>>> on_body(f.bodies.size());
+  for (std::size_t k = 0; k < f.bodies.size(); ++k) {
+    for (int r : row_set.rows_of[f.bodies[k]]) {
+      const auto it = local.find(r);
+      if (it != local.end()) on_body[k].emplace_back(it->second, r);
+    }
+  }
+  std::vector<char> contact_row(m, 0);
+  if (columns != nullptr) {
+    for (const auto& c : *columns) {
+      for (std::int32_t body : c.body) {
+        if (body < 0) continue;
+        const auto it = f.slot.find(static_cast<std::uint32_t>(body));
+        if (it == f.slot.end()) continue;
+        for (const auto& [l, r] : on_body[it->second]) contact_row[l] = 1;
+      }
+    }
+  }
+  order_rows_impl(f.rows, f.bodies, row_set, on_body, members, contact_row);
+}
+
+World::Impl::ArticulationFactor& World::Impl::articulation_factor(
+    std::uint32_t art, const std::vector<detail::ContactSchur::BlockColumn>* columns) {
   if (response_cache_stamp != response_stamp || response_cache_limits != response_limits) {
     response_cache.clear();
     response_cache_stamp = response_stamp;
@@ -64,6 +157,11 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(std::uint32_t 
     }
   }
   const int m = static_cast<int>(f->rows.size());
+  f->use_dense = m <= kDenseRows;
+  if (!f->use_dense) {
+    order_rows(*f, art_begin[art + 1] - art_begin[art], columns);
+    for (int l = 0; l < m; ++l) local[f->rows[l]] = l;
+  }
   f->w.resize(f->bodies.size());
   for (std::size_t k = 0; k < f->bodies.size(); ++k) {
     const std::uint32_t b = f->bodies[k];
@@ -74,7 +172,6 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(std::uint32_t 
   // S_rs = sum over bodies of g_r . H^{-1} g_s, plus the compliances.
   Eigen::MatrixXd S;
   std::vector<Eigen::Triplet<double>> sparse_trip;
-  f->use_dense = m <= kDenseRows;
   if (f->use_dense) S = Eigen::MatrixXd::Zero(m, m);
   for (std::size_t k = 0; k < f->bodies.size(); ++k) {
     const std::uint32_t b = f->bodies[k];
@@ -131,7 +228,7 @@ void World::Impl::joint_block(std::uint32_t art,
   const int n = static_cast<int>(columns.size());
   C.setZero(n, n);
   if (dual_used == nullptr || dual_active == 0) return;
-  ArticulationFactor& f = articulation_factor(art);
+  ArticulationFactor& f = articulation_factor(art, &columns);
   const int m = static_cast<int>(f.rows.size());
   if (m == 0) return;
   if (!f.ok) singular_response(steps + 1);

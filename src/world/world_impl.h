@@ -448,9 +448,14 @@ struct World::Impl final : detail::BodyOperators {
                   Eigen::MatrixXd& C) { joint_block(art, c, C); };
   }
   // joint_response.cpp: per articulation, its active joint rows' block of S + diag(alpha),
-  // factored on first use after each dual solve (response_stamp).
+  // factored on first use after each dual solve (response_stamp). `columns` (optional): the
+  // contact columns the factor is first built for; a loop-free articulation then orders the
+  // rows on their bodies last (short elimination-tree reaches for joint_block).
   struct ArticulationFactor;
-  ArticulationFactor& articulation_factor(std::uint32_t art);
+  ArticulationFactor& articulation_factor(
+      std::uint32_t art, const std::vector<detail::ContactSchur::BlockColumn>* columns = nullptr);
+  void order_rows(ArticulationFactor& f, std::size_t members,
+                  const std::vector<detail::ContactSchur::BlockColumn>* columns);
   std::unordered_map<std::uint32_t, std::shared_ptr<ArticulationFactor>> response_cache;
   std::uint64_t response_stamp = 0, response_cache_stamp = ~0ull;
   /// The joint rows solved with the contacts (add_coupled_joint_rows): their row ids, whether

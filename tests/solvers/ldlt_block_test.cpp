@@ -1,6 +1,7 @@
 // B^T S^{-1} B through sparse forward solves on the elimination tree (ldlt_block.h) against
 // the dense product, on grid systems like a net's joint rows: columns from one to a few
-// nonzeros, few and many columns (the sparse and the dense parts of the product).
+// nonzeros, few and many columns (the sparse and the dense parts of the product); and on a
+// chain whose contact rows are ordered last, where every column's reach stays among them.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -83,6 +84,58 @@ TEST(LdltBlock, MatchesTheDenseProduct) {
         }
       }
     }
+  }
+}
+
+// A chain (a path of 600 rows, like a hanging chain's joint rows) touching something along rows
+// 280 to 319: the rows are numbered from both ends inwards and the touching rows last, so each
+// elimination-tree path from a touching row stays among the last 40. The product over the
+// reaches then visits only the factor's last 40 columns per column, and matches the dense one.
+TEST(LdltBlock, ContactRowsOrderedLastKeepTheReachesAmongThem) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> w(0.5, 2.0), v(-1, 1);
+  const int m = 600, first = 280, touching = 40;
+  std::vector<int> position(m);  // path node -> row
+  int next = 0;
+  for (int i = 0; i < first; ++i) position[i] = next++;
+  for (int i = m - 1; i >= first + touching; --i) position[i] = next++;
+  for (int i = first; i < first + touching; ++i) position[i] = next++;
+  std::vector<Eigen::Triplet<double>> t;
+  Eigen::VectorXd diag = Eigen::VectorXd::Constant(m, 1e-3);
+  for (int i = 0; i + 1 < m; ++i) {
+    const double e = w(rng);
+    t.emplace_back(position[i], position[i + 1], -e);
+    t.emplace_back(position[i + 1], position[i], -e);
+    diag[position[i]] += e;
+    diag[position[i + 1]] += e;
+  }
+  for (int i = 0; i < m; ++i) t.emplace_back(i, i, diag[i]);
+  Eigen::SparseMatrix<double> S(m, m);
+  S.setFromTriplets(t.begin(), t.end());
+  LdltBlock::Factor factor(S);
+  ASSERT_EQ(factor.info(), Eigen::Success);
+  LdltBlock block;
+  block.prepare(factor);
+  const int n = 30;  // columns with 1 or 2 nonzeros on neighbouring touching rows
+  std::uniform_int_distribution<int> node(first, first + touching - 2), two(0, 1);
+  std::vector<Eigen::Triplet<double>> bt;
+  for (int c = 0; c < n; ++c) {
+    const int i = node(rng);
+    bt.emplace_back(position[i], c, v(rng));
+    if (two(rng) != 0) bt.emplace_back(position[i + 1], c, v(rng));
+  }
+  Eigen::SparseMatrix<double> B(m, n);
+  B.setFromTriplets(bt.begin(), bt.end());
+  const Eigen::MatrixXd Sd(S), Bd(B);
+  const Eigen::MatrixXd ref = Bd.transpose() * Eigen::LDLT<Eigen::MatrixXd>(Sd).solve(Bd);
+  const auto& L = factor.matrixL().nestedExpression();
+  const std::int64_t last_entries = L.outerIndexPtr()[m] - L.outerIndexPtr()[m - touching];
+  for (auto method : {LdltBlock::Method::Auto, LdltBlock::Method::Reach}) {
+    Eigen::MatrixXd C;
+    block.product(factor, B, C, method);
+    EXPECT_LT((C - ref).lpNorm<Eigen::Infinity>() / ref.lpNorm<Eigen::Infinity>(), 1e-10)
+        << "method " << static_cast<int>(method);
+    EXPECT_LE(block.visited(), n * last_entries) << "method " << static_cast<int>(method);
   }
 }
 
