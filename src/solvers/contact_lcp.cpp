@@ -40,20 +40,26 @@ double qp_residual(const ContactLcp& p, const Eigen::VectorXd& lambda, const Eig
   return worst;
 }
 
-/// One box-constrained QP: sweeps, then the active-set loop. Returns true if exact.
-bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
-              const Eigen::VectorXd& stiff, const LcpOptions& o, Eigen::VectorXd& lambda,
-              LcpResult& result) {
+/// Projected Gauss-Seidel sweeps on lambda (within its bounds on entry), at most `budget`.
+/// With `until_stable`, they also end once kStableSweeps full sweeps in a row leave every
+/// row's set (free, on lo, on hi) as it was. Returns the sweeps taken; `converged` tells
+/// whether lambda's change fell to the tolerance.
+int sweep_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+             const Eigen::VectorXd& stiff, const LcpOptions& o, int budget, bool until_stable,
+             Eigen::VectorXd& lambda, LcpResult& result, bool& converged) {
   const int n = static_cast<int>(lambda.size());
-  for (int r = 0; r < n; ++r) lambda[r] = std::clamp(lambda[r], lo[r], hi[r]);
   // Rows held at a bound that their product pushes further out (candidate points that stay
   // apart) are idle: only every kFullSweep-th sweep updates them, and only a full sweep can
   // end the sweeps. Rows pinned by their bounds (a tangent row of a point without normal
   // force) need no product at all.
   constexpr int kFullSweep = 4;
-  std::vector<char> idle(n, 0);
-  for (int sweep = 0; sweep < o.max_sweeps; ++sweep) {
-    const bool full = sweep % kFullSweep == 0 || sweep + 1 == o.max_sweeps;
+  constexpr int kStableSweeps = 3;
+  std::vector<char> idle(n, 0), last_set(until_stable ? n : 0, 3);
+  int stable = 0;
+  converged = false;
+  int sweep = 0;
+  while (sweep < budget) {
+    const bool full = sweep % kFullSweep == 0 || sweep + 1 == budget;
     double change = 0, scale = 0;
     for (int r = 0; r < n; ++r) {
       const double old = lambda[r];
@@ -68,10 +74,32 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
       scale = std::max(scale, std::abs(lambda[r]));
     }
     ++result.sweeps;
-    if (full && change <= o.tolerance * scale) break;
+    ++sweep;
+    if (full && change <= o.tolerance * scale) {
+      converged = true;
+      break;
+    }
+    if (full && until_stable) {
+      bool same = true;
+      for (int r = 0; r < n; ++r) {
+        const char now = lambda[r] >= hi[r] ? 2 : lambda[r] <= lo[r] ? 1 : 0;
+        same &= now == last_set[r];
+        last_set[r] = now;
+      }
+      stable = same ? stable + 1 : 0;
+      if (stable >= kStableSweeps) break;
+    }
   }
-  double best = qp_residual(p, lambda, lo, hi, stiff);
-  // Active-set loop from the sets of the sweeps.
+  return sweep;
+}
+
+/// The active-set loop from lambda's sets, at most max_pivots solves. On success (returns
+/// true) lambda is the QP's solution to round-off; else lambda is kept and result.residual is
+/// set to `best`, its residual.
+bool active_set_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                   const Eigen::VectorXd& stiff, int max_pivots, double best,
+                   Eigen::VectorXd& lambda, LcpResult& result) {
+  const int n = static_cast<int>(lambda.size());
   std::vector<Bound> set(n);
   for (int r = 0; r < n; ++r) {
     if (lo[r] == hi[r]) {
@@ -94,7 +122,7 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
   constexpr int kStrikes = 3;
   std::vector<std::pair<int, Bound>> infeasible;
   int least_changes = n + 1, strikes = 0;
-  for (int pivot = 0; pivot < o.max_pivots; ++pivot) {
+  for (int pivot = 0; pivot < max_pivots; ++pivot) {
     ++result.pivots;
     free_rows.clear();
     for (int r = 0; r < n; ++r) {
@@ -177,12 +205,39 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
     } else {
       // Murty's single pivot (the last such row), which ends on a P-matrix; one row a pivot
       // cannot end within the pivots left when more rows than that are wrong.
-      if (least_changes > o.max_pivots - pivot - 1) break;
+      if (least_changes > max_pivots - pivot - 1) break;
       set[infeasible.back().first] = infeasible.back().second;
     }
   }
   result.residual = best;
   return false;
+}
+
+/// One box-constrained QP. Returns true if exact. The sweeps only find the sets for the
+/// active-set loop: once the sets hold still over a few full sweeps, a few pivots from them
+/// try to end it; if they cannot, the sweeps go on to their budget and the active-set loop
+/// then starts from their sets with all its pivots. (Without pivots the sweeps are the
+/// solve, and run to their tolerance.) The QP's minimiser is unique in K lambda, so either
+/// path ends at the same forces.
+bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+              const Eigen::VectorXd& stiff, const LcpOptions& o, Eigen::VectorXd& lambda,
+              LcpResult& result) {
+  constexpr int kTryPivots = 3;
+  const int n = static_cast<int>(lambda.size());
+  for (int r = 0; r < n; ++r) lambda[r] = std::clamp(lambda[r], lo[r], hi[r]);
+  const bool pivots = o.max_pivots > 0;
+  bool converged = false;
+  int left = o.max_sweeps;
+  left -= sweep_qp(p, lo, hi, stiff, o, left, pivots, lambda, result, converged);
+  if (pivots && left > 0 && !converged) {
+    if (active_set_qp(p, lo, hi, stiff, std::min(kTryPivots, o.max_pivots), 0.0, lambda,
+                      result)) {
+      return true;
+    }
+    sweep_qp(p, lo, hi, stiff, o, left, false, lambda, result, converged);
+  }
+  const double best = qp_residual(p, lambda, lo, hi, stiff);
+  return active_set_qp(p, lo, hi, stiff, o.max_pivots, best, lambda, result);
 }
 
 }  // namespace
