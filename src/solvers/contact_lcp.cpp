@@ -240,18 +240,12 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
   return active_set_qp(p, lo, hi, stiff, o.max_pivots, best, lambda, result);
 }
 
-}  // namespace
-
-LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
-                            const LcpOptions& options) {
+/// Rounds of the QP with the friction bounds following the normal forces (one coupled
+/// group of rows).
+LcpResult solve_rounds(const ContactLcp& p, Eigen::VectorXd& lambda, const LcpOptions& options) {
   LcpResult result;
   const int points = p.points();
   const int n = p.size();
-  if (lambda.size() != n) lambda = Eigen::VectorXd::Zero(n);
-  if (n == 0) {
-    result.exact = true;
-    return result;
-  }
   Eigen::VectorXd stiff(n), lo(n), hi(n);
   for (int r = 0; r < n; ++r) {
     const double d = p.D.coeff(r, r) + p.alpha[r];
@@ -293,6 +287,102 @@ LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
     }
   }
   return result;
+}
+
+/// Groups of rows that D couples (a point's three rows together): per row its group, and the
+/// number of groups.
+int coupled_groups(const ContactLcp& p, std::vector<int>& group) {
+  const int n = p.size();
+  std::vector<int> parent(n);
+  for (int r = 0; r < n; ++r) parent[r] = r;
+  auto find = [&](int r) {
+    while (parent[r] != r) r = parent[r] = parent[parent[r]];
+    return r;
+  };
+  auto join = [&](int a, int b) {
+    a = find(a);
+    b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  };
+  for (int k = 0; k < p.points(); ++k) {
+    join(3 * k, 3 * k + 1);
+    join(3 * k, 3 * k + 2);
+  }
+  for (int c = 0; c < n; ++c) {
+    for (SpMat::InnerIterator it(p.D, c); it; ++it) join(static_cast<int>(it.row()), c);
+  }
+  group.assign(n, -1);
+  int groups = 0;
+  for (int r = 0; r < n; ++r) {
+    const int root = find(r);
+    group[r] = root == r ? groups++ : group[root];
+  }
+  return groups;
+}
+
+}  // namespace
+
+LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
+                            const LcpOptions& options) {
+  const int points = p.points();
+  const int n = p.size();
+  if (lambda.size() != n) lambda = Eigen::VectorXd::Zero(n);
+  if (n == 0) {
+    LcpResult result;
+    result.exact = true;
+    return result;
+  }
+  // Groups of rows that share no body or articulation are independent problems: each takes
+  // its own sweeps, pivots and rounds (one far-off contact does not hold the others' rounds,
+  // and the active-set solves stay the size of a group).
+  std::vector<int> group;
+  const int groups = coupled_groups(p, group);
+  if (groups == 1) return solve_rounds(p, lambda, options);
+  std::vector<std::vector<int>> rows_of(groups);
+  for (int r = 0; r < n; ++r) rows_of[group[r]].push_back(r);
+  std::vector<int> local(n);
+  LcpResult total;
+  total.exact = true;
+  ContactLcp sub;
+  std::vector<Eigen::Triplet<double>> trip;
+  for (const std::vector<int>& rows : rows_of) {
+    const int m = static_cast<int>(rows.size());
+    for (int e = 0; e < m; ++e) local[rows[e]] = e;
+    // The group's points (rows in threes, in order) and then its extra rows.
+    sub.mu.clear();
+    sub.extra_lo.clear();
+    sub.extra_hi.clear();
+    sub.alpha.resize(m);
+    sub.b.resize(m);
+    Eigen::VectorXd sub_lambda(m);
+    trip.clear();
+    for (int e = 0; e < m; ++e) {
+      const int r = rows[e];
+      if (r < 3 * points) {
+        if (r % 3 == 0) sub.mu.push_back(p.mu[r / 3]);
+      } else {
+        sub.extra_lo.push_back(p.extra_lo[r - 3 * points]);
+        sub.extra_hi.push_back(p.extra_hi[r - 3 * points]);
+      }
+      sub.alpha[e] = p.alpha[r];
+      sub.b[e] = p.b[r];
+      sub_lambda[e] = lambda[r];
+      for (SpMat::InnerIterator it(p.D, r); it; ++it) {
+        trip.emplace_back(local[it.row()], e, it.value());
+      }
+    }
+    sub.D.resize(m, m);
+    sub.D.setFromTriplets(trip.begin(), trip.end());
+    const LcpResult r = solve_rounds(sub, sub_lambda, options);
+    for (int e = 0; e < m; ++e) lambda[rows[e]] = sub_lambda[e];
+    total.sweeps += r.sweeps;
+    total.pivots += r.pivots;
+    total.rounds = std::max(total.rounds, r.rounds);
+    total.exact = total.exact && r.exact;
+    total.residual = std::max(total.residual, r.residual);
+    total.bound_change = std::max(total.bound_change, r.bound_change);
+  }
+  return total;
 }
 
 }  // namespace mabd::detail

@@ -46,6 +46,8 @@ struct LcpOptions {
 };
 
 struct LcpResult {
+  // Groups of rows that D does not couple are solved one after the other, each with its own
+  // sweeps, pivots and rounds: the counts add over the groups, rounds is the most of any.
   int sweeps = 0;      ///< Gauss-Seidel sweeps taken, all rounds
   int pivots = 0;      ///< active-set solves taken, all rounds
   int rounds = 0;      ///< friction-bound rounds taken

@@ -611,5 +611,56 @@ TEST(ContactLcp, SweepsEndOnceTheSetsHoldStill) {
   EXPECT_LT(sweeps, 10 * LcpOptions().max_sweeps / 2);
 }
 
+// Two uncoupled problems with their points interleaved in one: solved as two groups, each as
+// it is alone (the same forces, the counts adding up, the rounds the most of either).
+TEST(ContactLcp, UncoupledGroupsSolveAsAlone) {
+  for (int seed = 1; seed <= 5; ++seed) {
+    std::mt19937 rng(seed);
+    const ContactLcp a = random_lcp(rng, 5, 0.4), b = random_lcp(rng, 7, 0.6);
+    // Point k of the whole: a's points at even places up to 2 * 5, b's at the rest.
+    std::vector<std::pair<int, int>> from;  // (problem, point)
+    for (int k = 0, ka = 0, kb = 0; k < 12; ++k) {
+      from.emplace_back((k % 2 == 0 && ka < 5) || kb == 7 ? 0 : 1, 0);
+      from.back().second = from.back().first == 0 ? ka++ : kb++;
+    }
+    ContactLcp whole;
+    whole.alpha.resize(36);
+    whole.b.resize(36);
+    std::vector<Eigen::Triplet<double>> t;
+    for (int k = 0; k < 12; ++k) {
+      const ContactLcp& q = from[k].first == 0 ? a : b;
+      whole.mu.push_back(q.mu[from[k].second]);
+      for (int l = 0; l < 12; ++l) {
+        if (from[l].first != from[k].first) continue;
+        for (int i = 0; i < 3; ++i) {
+          for (int j = 0; j < 3; ++j) {
+            t.emplace_back(3 * k + i, 3 * l + j,
+                           q.D.coeff(3 * from[k].second + i, 3 * from[l].second + j));
+          }
+        }
+      }
+      for (int i = 0; i < 3; ++i) {
+        whole.alpha[3 * k + i] = q.alpha[3 * from[k].second + i];
+        whole.b[3 * k + i] = q.b[3 * from[k].second + i];
+      }
+    }
+    whole.D.resize(36, 36);
+    whole.D.setFromTriplets(t.begin(), t.end());
+    Eigen::VectorXd la, lb, lw;
+    const LcpResult ra = solve_contact_lcp(a, la), rb = solve_contact_lcp(b, lb);
+    const LcpResult rw = solve_contact_lcp(whole, lw);
+    for (int k = 0; k < 12; ++k) {
+      const Eigen::VectorXd& alone = from[k].first == 0 ? la : lb;
+      for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(lw[3 * k + i], alone[3 * from[k].second + i]) << "seed " << seed;
+      }
+    }
+    EXPECT_EQ(rw.sweeps, ra.sweeps + rb.sweeps);
+    EXPECT_EQ(rw.pivots, ra.pivots + rb.pivots);
+    EXPECT_EQ(rw.rounds, std::max(ra.rounds, rb.rounds));
+    EXPECT_EQ(rw.exact, ra.exact && rb.exact);
+  }
+}
+
 }  // namespace
 }  // namespace mabd::detail
