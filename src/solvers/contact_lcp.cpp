@@ -40,6 +40,159 @@ double qp_residual(const ContactLcp& p, const Eigen::VectorXd& lambda, const Eig
   return worst;
 }
 
+/// Objective of the QP, 1/2 lambda^T K lambda - b^T lambda (N m).
+double qp_objective(const ContactLcp& p, const Eigen::VectorXd& lambda) {
+  double f = 0;
+  for (int r = 0; r < lambda.size(); ++r) {
+    if (lambda[r] != 0) f += lambda[r] * (0.5 * row_times(p, lambda, r) - p.b[r]);
+  }
+  return f;
+}
+
+/// Solves K_FF x = b_F - K_FB lambda_B for the rows of `free_rows` (free_of: row -> its
+/// position or -1), the others held at `at` (sparse LDLT). False if singular.
+class FreeSolve {
+ public:
+  bool solve(const ContactLcp& p, const std::vector<int>& free_rows,
+             const std::vector<int>& free_of, const Eigen::VectorXd& at, Eigen::VectorXd& x) {
+    const int m = static_cast<int>(free_rows.size());
+    trip_.clear();
+    Eigen::VectorXd rhs(m);
+    for (int e = 0; e < m; ++e) {
+      const int r = free_rows[e];
+      double v = p.b[r];
+      trip_.emplace_back(e, e, p.alpha[r]);
+      for (SpMat::InnerIterator it(p.D, r); it; ++it) {
+        const int c = static_cast<int>(it.row());
+        if (free_of[c] >= 0) {
+          trip_.emplace_back(e, free_of[c], it.value());
+        } else {
+          v -= it.value() * at[c];
+        }
+      }
+      rhs[e] = v;
+    }
+    SpMat K(m, m);
+    K.setFromTriplets(trip_.begin(), trip_.end());
+    Eigen::SimplicialLDLT<SpMat> ldlt(K);
+    if (ldlt.info() != Eigen::Success) return false;
+    x = ldlt.solve(rhs);
+    return x.allFinite();
+  }
+
+ private:
+  std::vector<Eigen::Triplet<double>> trip_;
+};
+
+/// A primal active-set method from a feasible lambda, for when block pivoting cycles. The held
+/// rows sit on a bound; the others solve their face. A face solution inside the box is taken
+/// whole, then the held rows whose gradient asks them off their bound are released (none: the
+/// QP's solution). Else the step to it is projected on the box, if that lowers the objective
+/// (many rows reach their bounds at once), or cut at the first bound it reaches (that row is
+/// held). The objective falls at every step, so no state repeats. Returns true if exact.
+bool primal_active_set(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
+                       int max_solves, FreeSolve& solver, Eigen::VectorXd& lambda,
+                       LcpResult& result) {
+  const int n = static_cast<int>(lambda.size());
+  std::vector<int> free_rows, free_of(n);
+  std::vector<char> held(n, 0);
+  Eigen::VectorXd x, trial(n);
+  auto w_of = [&](int r) { return p.b[r] - row_times(p, lambda, r); };  // w > 0 asks up
+  for (int r = 0; r < n; ++r) {
+    if (lo[r] == hi[r]) {
+      held[r] = 1;
+    } else if (lambda[r] <= lo[r] || lambda[r] >= hi[r]) {
+      const double w = w_of(r);
+      held[r] = lambda[r] <= lo[r] ? w <= 0 : w >= 0;
+    }
+  }
+  double f = qp_objective(p, lambda);
+  for (int it = 0; it < max_solves; ++it) {
+    free_rows.clear();
+    for (int r = 0; r < n; ++r) {
+      free_of[r] = -1;
+      if (held[r]) continue;
+      free_of[r] = static_cast<int>(free_rows.size());
+      free_rows.push_back(r);
+    }
+    if (!free_rows.empty()) {
+      ++result.pivots;
+      if (!solver.solve(p, free_rows, free_of, lambda, x)) return false;
+    }
+    double t_cut = 1;  // the ratio test: the largest step that stays in the box
+    int cut = -1;
+    for (std::size_t e = 0; e < free_rows.size(); ++e) {
+      const int r = free_rows[e];
+      const double dr = x[e] - lambda[r];
+      double t = 1;
+      if (x[e] > hi[r]) t = (hi[r] - lambda[r]) / dr;
+      if (x[e] < lo[r]) t = (lo[r] - lambda[r]) / dr;
+      if (t < t_cut) {
+        t_cut = std::max(t, 0.0);
+        cut = r;
+      }
+    }
+    if (cut < 0) {
+      // The face's solution: release the held rows asked off their bounds.
+      for (std::size_t e = 0; e < free_rows.size(); ++e) lambda[free_rows[e]] = x[e];
+      f = qp_objective(p, lambda);
+      bool released = false;
+      for (int r = 0; r < n; ++r) {
+        if (!held[r] || lo[r] == hi[r]) continue;
+        const double w = w_of(r);
+        if (lambda[r] <= lo[r] ? w > 0 : w < 0) {
+          held[r] = 0;
+          released = true;
+        }
+      }
+      if (!released) return true;
+      continue;
+    }
+    // Along the step projected on the box: the best of its halvings down to the cut, where
+    // the objective still falls (it is convex on the segment up to the cut). Every free row
+    // that lands on a bound is held.
+    if (t_cut == 0) {
+      // Free rows on their bounds that the step would take out of the box at once: hold them.
+      for (std::size_t e = 0; e < free_rows.size(); ++e) {
+        const int r = free_rows[e];
+        if ((x[e] > hi[r] && lambda[r] >= hi[r]) || (x[e] < lo[r] && lambda[r] <= lo[r])) {
+          held[r] = 1;
+        }
+      }
+      continue;
+    }
+    double best_f = f;
+    double best_t = 0;
+    for (double t = 1;; t *= 0.5) {
+      if (t < 1e-6) t = t_cut;  // (at most 20 halvings)
+      const double tt = std::max(t, t_cut);
+      for (std::size_t e = 0; e < free_rows.size(); ++e) {
+        const int r = free_rows[e];
+        trial[r] = std::clamp(lambda[r] + tt * (x[e] - lambda[r]), lo[r], hi[r]);
+      }
+      for (int r = 0; r < n; ++r) {
+        if (held[r]) trial[r] = lambda[r];
+      }
+      if (tt == t_cut) trial[cut] = x[free_of[cut]] > hi[cut] ? hi[cut] : lo[cut];
+      const double ft = qp_objective(p, trial);
+      if (ft < best_f) {
+        best_f = ft;
+        best_t = tt;
+      }
+      if (tt == t_cut) break;
+    }
+    if (best_t == 0) return false;  // no progress left at round-off
+    for (std::size_t e = 0; e < free_rows.size(); ++e) {
+      const int r = free_rows[e];
+      lambda[r] = std::clamp(lambda[r] + best_t * (x[e] - lambda[r]), lo[r], hi[r]);
+    }
+    if (best_t == t_cut) lambda[cut] = x[free_of[cut]] > hi[cut] ? hi[cut] : lo[cut];
+    for (int r : free_rows) held[r] = lambda[r] <= lo[r] || lambda[r] >= hi[r];
+    f = best_f;
+  }
+  return false;
+}
+
 /// Projected Gauss-Seidel sweeps on lambda (within its bounds on entry), at most `budget`.
 /// With `until_stable`, they also end once kStableSweeps full sweeps in a row leave every
 /// row's set (free, on lo, on hi) as it was. Returns the sweeps taken; `converged` tells
@@ -98,7 +251,7 @@ int sweep_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vector
 /// set to `best`, its residual.
 bool active_set_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
                    const Eigen::VectorXd& stiff, int max_pivots, double best,
-                   Eigen::VectorXd& lambda, LcpResult& result) {
+                   FreeSolve& solver, Eigen::VectorXd& lambda, LcpResult& result) {
   const int n = static_cast<int>(lambda.size());
   std::vector<Bound> set(n);
   for (int r = 0; r < n; ++r) {
@@ -115,7 +268,7 @@ bool active_set_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::
   Eigen::VectorXd trial(n);
   std::vector<int> free_of(n);
   std::vector<int> free_rows;
-  std::vector<Eigen::Triplet<double>> trip;
+  Eigen::VectorXd x;
   // Block principal pivoting (Judice and Pires): every row that breaks its conditions
   // changes set at once while the count of such rows falls below its least within kStrikes
   // pivots; else one row at a time.
@@ -137,28 +290,7 @@ bool active_set_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::
     const int m = static_cast<int>(free_rows.size());
     if (m > 0) {
       // K_FF lambda_F = b_F - K_FB lambda_B.
-      trip.clear();
-      Eigen::VectorXd rhs(m);
-      for (int e = 0; e < m; ++e) {
-        const int r = free_rows[e];
-        double v = p.b[r];
-        trip.emplace_back(e, e, p.alpha[r]);
-        for (SpMat::InnerIterator it(p.D, r); it; ++it) {
-          const int c = static_cast<int>(it.row());
-          if (free_of[c] >= 0) {
-            trip.emplace_back(e, free_of[c], it.value());
-          } else {
-            v -= it.value() * trial[c];
-          }
-        }
-        rhs[e] = v;
-      }
-      SpMat K(m, m);
-      K.setFromTriplets(trip.begin(), trip.end());
-      Eigen::SimplicialLDLT<SpMat> ldlt(K);
-      if (ldlt.info() != Eigen::Success) break;
-      const Eigen::VectorXd x = ldlt.solve(rhs);
-      if (!x.allFinite()) break;
+      if (!solver.solve(p, free_rows, free_of, trial, x)) break;
       for (int e = 0; e < m; ++e) trial[free_rows[e]] = x[e];
     }
     // Rows breaking their conditions, with the set each moves to.
@@ -226,18 +358,25 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
   const int n = static_cast<int>(lambda.size());
   for (int r = 0; r < n; ++r) lambda[r] = std::clamp(lambda[r], lo[r], hi[r]);
   const bool pivots = o.max_pivots > 0;
+  FreeSolve solver;
   bool converged = false;
   int left = o.max_sweeps;
   left -= sweep_qp(p, lo, hi, stiff, o, left, pivots, lambda, result, converged);
   if (pivots && left > 0 && !converged) {
-    if (active_set_qp(p, lo, hi, stiff, std::min(kTryPivots, o.max_pivots), 0.0, lambda,
-                      result)) {
+    if (active_set_qp(p, lo, hi, stiff, std::min(kTryPivots, o.max_pivots), 0.0, solver,
+                      lambda, result)) {
       return true;
     }
     sweep_qp(p, lo, hi, stiff, o, left, false, lambda, result, converged);
   }
   const double best = qp_residual(p, lambda, lo, hi, stiff);
-  return active_set_qp(p, lo, hi, stiff, o.max_pivots, best, lambda, result);
+  if (active_set_qp(p, lo, hi, stiff, o.max_pivots, best, solver, lambda, result)) return true;
+  if (!pivots) return false;
+  // Block pivoting cycled or stalled (redundant contacts: a stack's four points per face):
+  // the primal active-set loop from the sweeps' multipliers, within the box.
+  const bool exact = primal_active_set(p, lo, hi, 2 * o.max_pivots, solver, lambda, result);
+  result.residual = qp_residual(p, lambda, lo, hi, stiff);
+  return exact;
 }
 
 /// Rounds of the QP with the friction bounds following the normal forces (one coupled

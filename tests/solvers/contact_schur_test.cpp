@@ -501,11 +501,13 @@ TEST(ContactSchur, RowsOnDisjointArticulationsShareAResponse) {
 
 // ---- The complementarity solver on its own -------------------------------------------------
 
-ContactLcp random_lcp(std::mt19937& rng, int points, double mu) {
+/// D = J J^T of rank below n = 3 points (coplanar contacts make it singular; by default n - 4),
+/// plus compliance.
+ContactLcp random_lcp(std::mt19937& rng, int points, double mu, int rank = 0) {
   std::uniform_real_distribution<double> u(-1, 1), pos(0, 1);
   const int n = 3 * points;
-  // D = J J^T of rank below n (coplanar contacts make it singular), plus compliance.
-  const Eigen::MatrixXd J = Eigen::MatrixXd::NullaryExpr(n, std::max(3, n - 4), [&] { return u(rng); });
+  const int cols = rank > 0 ? rank : std::max(3, n - 4);
+  const Eigen::MatrixXd J = Eigen::MatrixXd::NullaryExpr(n, cols, [&] { return u(rng); });
   ContactLcp p;
   p.D = (J * J.transpose()).sparseView();
   p.alpha = Eigen::VectorXd::NullaryExpr(n, [&] { return 1e-3 * (0.1 + pos(rng)); });
@@ -659,6 +661,38 @@ TEST(ContactLcp, UncoupledGroupsSolveAsAlone) {
     EXPECT_EQ(rw.pivots, ra.pivots + rb.pivots);
     EXPECT_EQ(rw.rounds, std::max(ra.rounds, rb.rounds));
     EXPECT_EQ(rw.exact, ra.exact && rb.exact);
+  }
+}
+
+// One friction round (the bounds from given normal forces) on 40 points of D's rank 30 (40
+// points on five bodies: the redundant contacts of a stack of boxes), from a cold start without
+// sweeps. Block pivoting alone cycled on 19 of these 20 boxes and returned its start (no
+// sweeps here), 0.2 N from the box QP's conditions; the primal active-set loop behind it ends
+// at the box QP's unique solution, which a long run of sweeps approaches.
+TEST(ContactLcp, FrictionBoxEndsExactWhereBlockPivotingCycles) {
+  for (int seed = 1; seed <= 20; ++seed) {
+    std::mt19937 rng(seed);
+    const ContactLcp p = random_lcp(rng, 40, 0.5, 30);
+    Eigen::VectorXd normals;  // the frictionless solution's normal forces give the bounds
+    {
+      ContactLcp frictionless = p;
+      std::fill(frictionless.mu.begin(), frictionless.mu.end(), 0.0);
+      solve_contact_lcp(frictionless, normals);
+    }
+    LcpOptions pivots_only;
+    pivots_only.max_sweeps = 0;
+    pivots_only.max_rounds = 1;
+    Eigen::VectorXd lambda = normals;
+    const LcpResult r = solve_contact_lcp(p, lambda, pivots_only);
+    EXPECT_TRUE(r.exact) << "seed " << seed << ", " << r.pivots << " pivots";
+    EXPECT_LT(r.residual, 1e-9 * lambda.lpNorm<Eigen::Infinity>()) << "seed " << seed;
+    LcpOptions sweeps_only = pivots_only;
+    sweeps_only.max_sweeps = 200000;
+    sweeps_only.tolerance = 1e-14;
+    sweeps_only.max_pivots = 0;
+    Eigen::VectorXd ref = normals;
+    solve_contact_lcp(p, ref, sweeps_only);
+    EXPECT_LT(rel(lambda, ref), 1e-6) << "seed " << seed;
   }
 }
 
