@@ -36,6 +36,10 @@ namespace mabd {
 
 namespace {
 
+/// A contact warm-starts from last step's contact of the same feature while its point on body a
+/// moved by less than this share of a's bounding radius.
+constexpr double kWarmReach = 0.25;
+
 std::uint64_t pair_key(std::uint32_t a, std::uint32_t b) {
   if (a > b) std::swap(a, b);
   return (std::uint64_t(a) << 32) | b;
@@ -144,13 +148,14 @@ bool World::Impl::add_pair_contact(const detail::ContactPoint& cp, bool dynamic_
   c.m_eff = dynamic_pair
                 ? 1.0 / (1.0 / ma + 1.0 / detail::rigid_effective_mass(B, q[b], c.pbn, c.n))
                 : ma;
-  // The same feature as last step (same body point): its forces warm-start the solve.
+  // The same feature as last step, at nearly the same body point (a link sliding over a wheel
+  // touches it a little further along each step): its forces warm-start the solve.
   auto key = [](const PairContact& x) { return std::make_tuple(x.a, x.b, x.feature); };
   const auto old = std::lower_bound(
       pair_contacts_prev.begin(), pair_contacts_prev.end(), c,
       [&](const PairContact& x, const PairContact& y) { return key(x) < key(y); });
   if (old != pair_contacts_prev.end() && key(*old) == key(c) &&
-      (old->pa - c.pa).norm() <= 1e-9 * std::max(1.0, A.info.size)) {
+      (old->pa - c.pa).norm() <= kWarmReach * A.info.size) {
     const Vec3 ft = old->lambda[1] * old->t1 + old->lambda[2] * old->t2;
     c.lambda[0] = old->lambda[0];
     c.lambda[1] = ft.dot(c.t1);
