@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include <Eigen/Cholesky>
 #include <Eigen/SparseCholesky>
 
 namespace mabd::detail {
@@ -56,21 +57,42 @@ class FreeSolve {
   bool solve(const ContactLcp& p, const std::vector<int>& free_rows,
              const std::vector<int>& free_of, const Eigen::VectorXd& at, Eigen::VectorXd& x) {
     const int m = static_cast<int>(free_rows.size());
+    // The free rows' entries; a block filled beyond kDenseShare (the contacts of one
+    // articulation, all coupled through its joints) factors dense.
+    std::size_t entries = 0;
+    for (int r : free_rows) {
+      for (SpMat::InnerIterator it(p.D, r); it; ++it) entries += free_of[it.row()] >= 0;
+    }
+    const bool dense = m >= kDenseFrom && static_cast<double>(entries + m) >
+                                              kDenseShare * static_cast<double>(m) * m;
     trip_.clear();
+    if (dense) dense_.setZero(m, m);
     Eigen::VectorXd rhs(m);
     for (int e = 0; e < m; ++e) {
       const int r = free_rows[e];
       double v = p.b[r];
-      trip_.emplace_back(e, e, p.alpha[r]);
+      if (dense) {
+        dense_(e, e) += p.alpha[r];
+      } else {
+        trip_.emplace_back(e, e, p.alpha[r]);
+      }
       for (SpMat::InnerIterator it(p.D, r); it; ++it) {
         const int c = static_cast<int>(it.row());
-        if (free_of[c] >= 0) {
-          trip_.emplace_back(e, free_of[c], it.value());
-        } else {
+        if (free_of[c] < 0) {
           v -= it.value() * at[c];
+        } else if (dense) {
+          dense_(free_of[c], e) += it.value();
+        } else {
+          trip_.emplace_back(e, free_of[c], it.value());
         }
       }
       rhs[e] = v;
+    }
+    if (dense) {
+      llt_.compute(dense_);  // K_FF = D_FF + diag(alpha): symmetric positive definite
+      if (llt_.info() != Eigen::Success) return false;
+      x = llt_.solve(rhs);
+      return x.allFinite();
     }
     SpMat K(m, m);
     K.setFromTriplets(trip_.begin(), trip_.end());
@@ -81,7 +103,11 @@ class FreeSolve {
   }
 
  private:
+  static constexpr int kDenseFrom = 24;         ///< free rows below this factor sparse
+  static constexpr double kDenseShare = 0.2;    ///< nonzero share above which they factor dense
   std::vector<Eigen::Triplet<double>> trip_;
+  Eigen::MatrixXd dense_;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
 };
 
 /// A primal active-set method from a feasible lambda, for when block pivoting cycles. The held
