@@ -397,9 +397,12 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
   }
   const double best = qp_residual(p, lambda, lo, hi, stiff);
   if (active_set_qp(p, lo, hi, stiff, o.max_pivots, best, solver, lambda, result)) return true;
-  if (!pivots) return false;
   // Block pivoting cycled or stalled (redundant contacts: a stack's four points per face):
-  // the primal active-set loop from the sweeps' multipliers, within the box.
+  // the primal active-set loop from the sweeps' multipliers, within the box. It moves one row
+  // onto a bound per solve, so a group of thousands of rows (a pile of boxes) would take
+  // thousands of factorisations: those keep the better of the sweeps and the pivots.
+  constexpr int kPrimalRows = 600;
+  if (!pivots || n > kPrimalRows) return false;
   const bool exact = primal_active_set(p, lo, hi, 2 * o.max_pivots, solver, lambda, result);
   result.residual = qp_residual(p, lambda, lo, hi, stiff);
   return exact;
