@@ -371,6 +371,10 @@ bool active_set_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::
   return false;
 }
 
+/// Groups of more rows than this (a pile of boxes) skip the early try from steady sets and
+/// the primal fallback, whose factorisations of the whole group would outweigh their gain.
+constexpr int kSmallRows = 600;
+
 /// One box-constrained QP. Returns true if exact. The sweeps only find the sets for the
 /// active-set loop: once the sets hold still over a few full sweeps, a few pivots from them
 /// try to end it; if they cannot, the sweeps go on to their budget and the active-set loop
@@ -384,11 +388,14 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
   const int n = static_cast<int>(lambda.size());
   for (int r = 0; r < n; ++r) lambda[r] = std::clamp(lambda[r], lo[r], hi[r]);
   const bool pivots = o.max_pivots > 0;
+  // On a large group a failed try costs kTryPivots factorisations of thousands of rows per
+  // round: it sweeps its whole budget first.
+  const bool try_early = pivots && n <= kSmallRows;
   FreeSolve solver;
   bool converged = false;
   int left = o.max_sweeps;
-  left -= sweep_qp(p, lo, hi, stiff, o, left, pivots, lambda, result, converged);
-  if (pivots && left > 0 && !converged) {
+  left -= sweep_qp(p, lo, hi, stiff, o, left, try_early, lambda, result, converged);
+  if (try_early && left > 0 && !converged) {
     if (active_set_qp(p, lo, hi, stiff, std::min(kTryPivots, o.max_pivots), 0.0, solver,
                       lambda, result)) {
       return true;
@@ -401,8 +408,7 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
   // the primal active-set loop from the sweeps' multipliers, within the box. It moves one row
   // onto a bound per solve, so a group of thousands of rows (a pile of boxes) would take
   // thousands of factorisations: those keep the better of the sweeps and the pivots.
-  constexpr int kPrimalRows = 600;
-  if (!pivots || n > kPrimalRows) return false;
+  if (!pivots || n > kSmallRows) return false;
   const bool exact = primal_active_set(p, lo, hi, 2 * o.max_pivots, solver, lambda, result);
   result.residual = qp_residual(p, lambda, lo, hi, stiff);
   return exact;
