@@ -51,12 +51,29 @@ double qp_objective(const ContactLcp& p, const Eigen::VectorXd& lambda) {
 }
 
 /// Solves K_FF x = b_F - K_FB lambda_B for the rows of `free_rows` (free_of: row -> its
-/// position or -1), the others held at `at` (sparse LDLT). False if singular.
+/// position or -1), the others held at `at` (sparse or dense). False if singular. One
+/// FreeSolve serves one problem (p fixed): the factor of the last free set is kept, so a set
+/// met again (the next friction round's, whose bounds moved but not its sets) costs only the
+/// right-hand side and the triangular solves.
 class FreeSolve {
  public:
   bool solve(const ContactLcp& p, const std::vector<int>& free_rows,
              const std::vector<int>& free_of, const Eigen::VectorXd& at, Eigen::VectorXd& x) {
     const int m = static_cast<int>(free_rows.size());
+    if (factored_ && free_rows == rows_) {
+      Eigen::VectorXd rhs(m);
+      for (int e = 0; e < m; ++e) {
+        const int r = free_rows[e];
+        double v = p.b[r];
+        for (SpMat::InnerIterator it(p.D, r); it; ++it) {
+          if (free_of[it.row()] < 0) v -= it.value() * at[it.row()];
+        }
+        rhs[e] = v;
+      }
+      x = dense_used_ ? Eigen::VectorXd(llt_.solve(rhs)) : Eigen::VectorXd(ldlt_.solve(rhs));
+      return x.allFinite();
+    }
+    factored_ = false;
     // The free rows' entries; a block filled beyond kDenseShare (the contacts of one
     // articulation, all coupled through its joints) factors dense.
     std::size_t entries = 0;
@@ -88,17 +105,20 @@ class FreeSolve {
       }
       rhs[e] = v;
     }
+    dense_used_ = dense;
     if (dense) {
       llt_.compute(dense_);  // K_FF = D_FF + diag(alpha): symmetric positive definite
       if (llt_.info() != Eigen::Success) return false;
       x = llt_.solve(rhs);
-      return x.allFinite();
+    } else {
+      SpMat K(m, m);
+      K.setFromTriplets(trip_.begin(), trip_.end());
+      ldlt_.compute(K);
+      if (ldlt_.info() != Eigen::Success) return false;
+      x = ldlt_.solve(rhs);
     }
-    SpMat K(m, m);
-    K.setFromTriplets(trip_.begin(), trip_.end());
-    Eigen::SimplicialLDLT<SpMat> ldlt(K);
-    if (ldlt.info() != Eigen::Success) return false;
-    x = ldlt.solve(rhs);
+    rows_ = free_rows;
+    factored_ = true;
     return x.allFinite();
   }
 
@@ -108,6 +128,10 @@ class FreeSolve {
   std::vector<Eigen::Triplet<double>> trip_;
   Eigen::MatrixXd dense_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
+  Eigen::SimplicialLDLT<SpMat> ldlt_;
+  std::vector<int> rows_;  ///< the free set factored last
+  bool factored_ = false;
+  bool dense_used_ = false;
 };
 
 /// A primal active-set method from a feasible lambda, for when block pivoting cycles. The held
@@ -380,18 +404,27 @@ constexpr int kSmallRows = 600;
 /// try to end it; if they cannot, the sweeps go on to their budget and the active-set loop
 /// then starts from their sets with all its pivots. (Without pivots the sweeps are the
 /// solve, and run to their tolerance.) The QP's minimiser is unique in K lambda, so either
-/// path ends at the same forces.
+/// path ends at the same forces. `exact_start`: lambda solved this QP exactly with bounds
+/// that have moved little since (the last friction round); its sets then try first, before
+/// any sweep, on the factor that solved it.
 bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
-              const Eigen::VectorXd& stiff, const LcpOptions& o, Eigen::VectorXd& lambda,
-              LcpResult& result) {
+              const Eigen::VectorXd& stiff, const LcpOptions& o, bool exact_start,
+              FreeSolve& solver, Eigen::VectorXd& lambda, LcpResult& result) {
   constexpr int kTryPivots = 3;
   const int n = static_cast<int>(lambda.size());
   for (int r = 0; r < n; ++r) lambda[r] = std::clamp(lambda[r], lo[r], hi[r]);
   const bool pivots = o.max_pivots > 0;
+  if (pivots && exact_start) {
+    // Accepted as exact when no worse than the start: round-off, the bounds' move aside.
+    const double start = qp_residual(p, lambda, lo, hi, stiff);
+    if (active_set_qp(p, lo, hi, stiff, std::min(kTryPivots, o.max_pivots), start, solver,
+                      lambda, result)) {
+      return true;
+    }
+  }
   // On a large group a failed try costs kTryPivots factorisations of thousands of rows per
   // round: it sweeps its whole budget first.
   const bool try_early = pivots && n <= kSmallRows;
-  FreeSolve solver;
   bool converged = false;
   int left = o.max_sweeps;
   left -= sweep_qp(p, lo, hi, stiff, o, left, try_early, lambda, result, converged);
@@ -447,17 +480,34 @@ LcpResult solve_rounds(const ContactLcp& p, Eigen::VectorXd& lambda, const LcpOp
   };
   hi.setConstant(-1);  // no bounds yet: the first change is measured against nothing
   set_bounds();
+  FreeSolve solver;
+  std::vector<signed char> on_bound(n, 0);
   // A first round with frictionless bounds when nothing pushes yet: the normal forces first.
   for (int round = 0; round < options.max_rounds; ++round) {
     ++result.rounds;
-    result.exact = solve_qp(p, lo, hi, stiff, options, lambda, result);
+    result.exact = solve_qp(p, lo, hi, stiff, options, round > 0 && result.exact, solver,
+                            lambda, result);
     bool any_mu = false;
     for (double m : p.mu) any_mu |= m > 0;
     if (!any_mu) break;
+    // The rows on a friction bound stay on it as it moves: their sets carry to the next round.
+    for (int k = 0; k < points; ++k) {
+      for (int t = 1; t <= 2; ++t) {
+        const int r = 3 * k + t;
+        on_bound[r] = lambda[r] >= hi[r] ? 1 : lambda[r] <= lo[r] ? -1 : 0;
+      }
+    }
     result.bound_change = set_bounds();
     if (result.bound_change <= options.bound_tolerance) {
       result.bound_change = 0;
       break;
+    }
+    if (round + 1 == options.max_rounds) break;  // lambda stays the last round's solution
+    for (int k = 0; k < points; ++k) {
+      for (int t = 1; t <= 2; ++t) {
+        const int r = 3 * k + t;
+        if (on_bound[r] != 0) lambda[r] = on_bound[r] > 0 ? hi[r] : lo[r];
+      }
     }
   }
   return result;

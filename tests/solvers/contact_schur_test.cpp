@@ -613,6 +613,40 @@ TEST(ContactLcp, SweepsEndOnceTheSetsHoldStill) {
   EXPECT_LT(sweeps, 10 * LcpOptions().max_sweeps / 2);
 }
 
+// The friction rounds after the first start from the last round's sets (the rows on a
+// friction bound stay on it as it moves) and its factor: stiff problems of 20 points with
+// friction take their sweeps in the first round only, and end where rounds of long sweeps
+// alone end (each round's QP has one solution, so the rounds follow the same bounds).
+TEST(ContactLcp, LaterFrictionRoundsStartFromTheLastSets) {
+  int later_sweeps = 0, later_rounds = 0;
+  for (int seed = 1; seed <= 10; ++seed) {
+    std::mt19937 rng(seed);
+    ContactLcp p = random_lcp(rng, 20, 0.5);
+    p.alpha *= 1e-2;
+    LcpOptions options;
+    options.max_rounds = 40;
+    LcpOptions first = options;
+    first.max_rounds = 1;
+    Eigen::VectorXd lambda, lambda1;
+    const LcpResult r = solve_contact_lcp(p, lambda, options);
+    const LcpResult r1 = solve_contact_lcp(p, lambda1, first);
+    EXPECT_TRUE(r.exact) << "seed " << seed;
+    EXPECT_EQ(r.bound_change, 0) << "seed " << seed;
+    later_sweeps += r.sweeps - r1.sweeps;
+    later_rounds += r.rounds - 1;
+    LcpOptions sweeps_only = options;
+    sweeps_only.max_sweeps = 200000;
+    sweeps_only.tolerance = 1e-14;
+    sweeps_only.max_pivots = 0;
+    Eigen::VectorXd ref;
+    solve_contact_lcp(p, ref, sweeps_only);
+    EXPECT_LT(rel(lambda, ref), 1e-6) << "seed " << seed;
+  }
+  std::printf("sweeps in %d rounds after the first: %d\n", later_rounds, later_sweeps);
+  EXPECT_GT(later_rounds, 20);
+  EXPECT_LT(later_sweeps, later_rounds * LcpOptions().max_sweeps / 10);
+}
+
 // Two uncoupled problems with their points interleaved in one: solved as two groups, each as
 // it is alone (the same forces, the counts adding up, the rounds the most of either).
 TEST(ContactLcp, UncoupledGroupsSolveAsAlone) {
