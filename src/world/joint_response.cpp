@@ -39,14 +39,65 @@ struct World::Impl::ArticulationFactor {
 
 namespace {
 
+/// Leaves-first order of a loop-free articulation's rows: bodies from the deepest (from the
+/// first body) up, each giving its rows to the world and then those to its parent (the rows to
+/// its children went before). Eliminating a row then joins only rows on one body, which already
+/// meet there: no fill, at the cost of one pass. Rows flagged in `last` are left out.
+std::vector<int> leaves_first(const std::vector<std::uint32_t>& bodies, const detail::RowSet& rs,
+                              const std::vector<std::vector<std::pair<int, int>>>& on_body,
+                              const std::vector<char>& last, int m) {
+  const int nb = static_cast<int>(bodies.size());
+  std::unordered_map<std::int32_t, int> slot;
+  for (int k = 0; k < nb; ++k) slot.emplace(static_cast<std::int32_t>(bodies[k]), k);
+  auto other = [&](int k, int r) {
+    const std::int32_t o = rs.row_a[r] == static_cast<std::int32_t>(bodies[k]) ? rs.row_b[r]
+                                                                               : rs.row_a[r];
+    const auto it = slot.find(o);
+    return it == slot.end() ? -1 : it->second;
+  };
+  // Breadth-first depths; every body of the articulation is reached through its rows.
+  std::vector<int> depth(nb, -1), queue;
+  for (int start = 0; start < nb; ++start) {
+    if (depth[start] >= 0) continue;
+    depth[start] = 0;
+    queue.assign(1, start);
+    for (std::size_t q = 0; q < queue.size(); ++q) {
+      const int k = queue[q];
+      for (const auto& [l, r] : on_body[k]) {
+        const int o = other(k, r);
+        if (o >= 0 && depth[o] < 0) {
+          depth[o] = depth[k] + 1;
+          queue.push_back(o);
+        }
+      }
+    }
+  }
+  std::vector<int> by_depth(nb);
+  for (int k = 0; k < nb; ++k) by_depth[k] = k;
+  std::stable_sort(by_depth.begin(), by_depth.end(),
+                   [&](int a, int b) { return depth[a] > depth[b]; });
+  std::vector<char> done(m, 0);
+  std::vector<int> order;
+  order.reserve(m);
+  for (int k : by_depth) {
+    for (int pass = 0; pass < 2; ++pass) {  // rows to the world, then to the parent
+      for (const auto& [l, r] : on_body[k]) {
+        if (done[l] || last[l] || (pass == 0) != (other(k, r) < 0)) continue;
+        done[l] = 1;
+        order.push_back(l);
+      }
+    }
+  }
+  return order;
+}
+
 /// Puts f.rows (the active rows of an articulation of `members` bodies) in elimination order
 /// for a sparse factor: AMD over the rows' graph (rows meet on the bodies they share), or, on a
-/// loop-free articulation (a chain or a tree: its distinct body pairs number members - 1) with
-/// contact columns, AMD over the rows off the contacts' bodies and then the rows on them. Every
+/// loop-free articulation (a chain or a tree: its distinct body pairs number members - 1), the
+/// leaves-first order, with the rows on the contact columns' bodies last. Every
 /// elimination-tree path from a contact body's row then stays among those last rows, so a
 /// contact's column in LdltBlock costs the rows near the contacts, not the articulation: a
-/// chain over a wheel has two paths that end where it touches. Eliminating a tree's rows
-/// before its contact rows adds no fill off them.
+/// chain over a wheel has two paths that end where it touches.
 void order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& bodies,
                      const detail::RowSet& rs, const std::vector<std::vector<std::pair<int, int>>>& on_body,
                      std::size_t members, const std::vector<char>& contact_row) {
@@ -59,40 +110,33 @@ void order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& b
   }
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  const bool tree = pairs.size() + 1 == members;
-  int contacts = 0;
-  for (char c : contact_row) contacts += c;
-  const bool split = tree && contacts > 0 && contacts < m;
-  // The rows to order by AMD (all, or those off the contacts), in a local numbering.
-  std::vector<int> sub_of(m, -1), subset;
-  for (int l = 0; l < m; ++l) {
-    if (!split || !contact_row[l]) {
-      sub_of[l] = static_cast<int>(subset.size());
-      subset.push_back(l);
+  std::vector<int> ordered;
+  ordered.reserve(m);
+  if (pairs.size() + 1 == members) {
+    // (Every row on a contact body: nothing to keep last.)
+    const bool split = std::find(contact_row.begin(), contact_row.end(), 0) != contact_row.end();
+    const std::vector<char> last = split ? contact_row : std::vector<char>(m, 0);
+    for (int l : leaves_first(bodies, rs, on_body, last, m)) ordered.push_back(rows[l]);
+    for (int l = 0; l < m; ++l) {
+      if (last[l]) ordered.push_back(rows[l]);
     }
+    if (static_cast<int>(ordered.size()) == m) {  // (every row lies on one of the bodies)
+      rows.swap(ordered);
+      return;
+    }
+    ordered.clear();
   }
-  const int k = static_cast<int>(subset.size());
   std::vector<Eigen::Triplet<double>> trip;
   for (std::size_t bi = 0; bi < bodies.size(); ++bi) {
     for (const auto& [li, unused_i] : on_body[bi]) {
-      if (sub_of[li] < 0) continue;
-      for (const auto& [lj, unused_j] : on_body[bi]) {
-        if (sub_of[lj] >= 0) trip.emplace_back(sub_of[li], sub_of[lj], 1.0);
-      }
+      for (const auto& [lj, unused_j] : on_body[bi]) trip.emplace_back(li, lj, 1.0);
     }
   }
-  Eigen::SparseMatrix<double> A(k, k);
+  Eigen::SparseMatrix<double> A(m, m);
   A.setFromTriplets(trip.begin(), trip.end());
   Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int> perm;
   Eigen::AMDOrdering<int>()(A, perm);  // perm.indices()[new] = old (Eigen's P^{-1})
-  std::vector<int> ordered;
-  ordered.reserve(m);
-  for (int e = 0; e < k; ++e) ordered.push_back(rows[subset[perm.indices()[e]]]);
-  if (split) {
-    for (int l = 0; l < m; ++l) {
-      if (contact_row[l]) ordered.push_back(rows[l]);
-    }
-  }
+  for (int e = 0; e < m; ++e) ordered.push_back(rows[perm.indices()[e]]);
   rows.swap(ordered);
 }
 
@@ -162,11 +206,14 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(
     order_rows(*f, art_begin[art + 1] - art_begin[art], columns);
     for (int l = 0; l < m; ++l) local[f->rows[l]] = l;
   }
+  // H^{-1} g per row and body: the dual solve's, when it computed them on these operators.
+  const bool reuse_w = rs.have_w && rows_stamp == operator_stamp;
   f->w.resize(f->bodies.size());
   for (std::size_t k = 0; k < f->bodies.size(); ++k) {
     const std::uint32_t b = f->bodies[k];
     for (int r : rs.rows_of[b]) {
-      if (in_response(r)) f->w[k].emplace_back(local[r], solve_body(b, rs.g_of(r, b)));
+      if (!in_response(r)) continue;
+      f->w[k].emplace_back(local[r], reuse_w ? rs.w_of(r, b) : solve_body(b, rs.g_of(r, b)));
     }
   }
   // S_rs = sum over bodies of g_r . H^{-1} g_s, plus the compliances.
