@@ -604,6 +604,7 @@ void CollisionWorld::detect_points(const std::vector<Pose>& poses, const std::ve
         c.p_body = rot_t * (found[k].p_collider - pose.position);
         c.normal = found[k].normal;
         c.gap = found[k].gap;
+        c.radius = found[k].collider_radius;
         out.push_back(c);
       }
     }

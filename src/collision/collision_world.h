@@ -46,6 +46,10 @@ struct PointContact {
   Vec3 p_body = Vec3::Zero();  ///< closest point on the body's surface, its user frame (m)
   Vec3 normal = Vec3::UnitZ();   ///< unit, world, from the body towards the point
   double gap = 0;            ///< normal . (point - surface point) (m); negative = inside
+  /// Rounding of the body (m): a sphere's or capsule's p_body lies this far from its core
+  /// (centre, axis) along +normal, so p_body - radius * normal is the core point. 0 for
+  /// other shapes.
+  double radius = 0;
 };
 
 /// How one body takes part in collision detection.

@@ -52,6 +52,7 @@ void World::Impl::dual_solve() {
   dual_used = nullptr;
   // The closed form keeps no rows: contact and attachment responses need them.
   if (&method == &chain_dual && ball_chain_dual.ready() && !pairs_on_joints && soft_links == 0 &&
+      !soft_touch_dynamic &&
       ball_chain_dual.solve(*this, q, y, lambda, pool.workers.get())) {
     closed_form_dual = true;
     row_set.begin(*this, y);  // no rows (lambda: 3 per item)

@@ -22,6 +22,7 @@ void tangents(const Vec3& n, Vec3& t1, Vec3& t2) {
 void World::Impl::soft_detect() {
   for (SoftBody& s : soft_bodies) s.contacts.swap(s.contacts_prev);
   for (SoftBody& s : soft_bodies) s.contacts.clear();
+  soft_touch_dynamic = false;
   if (settings.contact.model == ContactModel::None || collision.colliding_bodies() == 0) return;
   const double h = settings.dt;
   // Poses of the user frames at q^n, and how far a body point can travel in one step.
@@ -65,6 +66,12 @@ void World::Impl::soft_detect() {
       const auto& b = bodies[pc.body];
       c.p = b.R_up().transpose() * (pc.p_body - b.com_u());
       c.n = pc.normal;
+      // The normal row on a sphere or capsule runs from its core point, less the radius: the
+      // same gap, and no turn of the body about its centre or axis moves it. (From the
+      // touched point, a turn would carry that point off under the node: a light round body
+      // would spin to let the node in.)
+      c.offset = pc.radius;
+      c.pn = c.p - detail::to_body_frame(q_prev[pc.body], pc.radius * c.n);
       tangents(c.n, c.t1, c.t2);
       c.mu = settings.contact.friction ? std::sqrt(s.friction * b.friction()) : 0.0;
       c.s0 = pc.gap;
@@ -77,6 +84,7 @@ void World::Impl::soft_detect() {
           break;
         }
       }
+      soft_touch_dynamic |= b.dynamic();
       s.contacts.push_back(c);
     }
   }
@@ -96,11 +104,11 @@ void World::Impl::soft_contact_rows() {
         r.node = c.node;
         r.d = t == 0 ? c.n : (t == 1 ? c.t1 : c.t2);
         r.body = moves ? c.body : -1;
-        r.p = c.p;
+        r.p = t == 0 ? c.pn : c.p;
         r.axis = t;
         r.s0 = c.s0;
         if (t == 0) {
-          r.value = c.n.dot(x - xb);
+          r.value = c.n.dot(x - detail::point(q[c.body], c.pn)) - c.offset;
           // Exact contact: C >= -(the step's penetration less what kRecoverySpeed removes).
           if (settings.contact.model == ContactModel::Exact) {
             r.value += std::max(0.0, -c.s0 - detail::kRecoverySpeed * h);

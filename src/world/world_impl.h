@@ -616,6 +616,10 @@ struct World::Impl final : detail::BodyOperators {
     int node = 0;
     std::int32_t body = 0;      ///< the body it touches (any kind)
     Vec3 p = Vec3::Zero();      ///< the touched point, body frame (COM, principal axes; m)
+    /// The normal row's point: the core point of a round body (its centre, or on its axis)
+    /// under p, body frame (m); p on other shapes.
+    Vec3 pn = Vec3::Zero();
+    double offset = 0;          ///< the round body's radius (m): the gap is taken less it
     Vec3 n = Vec3::UnitZ();     ///< world: normal from the body towards the node
     Vec3 t1 = Vec3::UnitX(), t2 = Vec3::UnitY();  ///< world tangents
     double mu = 0;              ///< friction coefficient (0 without friction)
@@ -657,6 +661,7 @@ struct World::Impl final : detail::BodyOperators {
   static constexpr int kSoftNewtonCap = 30;
   double soft_increment = 0;  ///< largest node increment of the last iteration (m)
   std::size_t soft_links = 0;  ///< attachments to dynamic bodies, all soft bodies
+  bool soft_touch_dynamic = false;  ///< a soft body's contact this step is on a dynamic body
   detail::ContactRows soft_rows;     ///< the coupling rows on dynamic bodies (iteration)
   std::vector<SoftRow> soft_row_list;  ///< every coupling row: contact points, attachments
   /// Finds each soft body's contacts at the step's start (soft_begin_step).

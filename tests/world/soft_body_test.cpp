@@ -563,6 +563,51 @@ TEST(SoftBody, LandsOnADynamicPlate) {
   EXPECT_LT(w.soft_kinetic_energy(s), 1e-6);
 }
 
+// A frictionless soft box lands off-centre on a light sphere that can only turn (a ball joint
+// at its centre) and slides off it: every contact force passes through the centre, so the
+// sphere must not turn. The contact's normal row runs from the centre, less the radius: from
+// the touched point, a turn would carry that point off under the node, and the sphere spun at
+// 70 rad/s to let it in. The sphere's joint is a ball chain of one link, whose closed-form
+// dual kept no rows for the contact's response: the Newton loop then ran to its cap of 50
+// iterations every step and let the box 3.7 cm into the sphere.
+TEST(SoftBody, FrictionlessLandingDoesNotTurnALightSphere) {
+  World w(exact_contact(0.01));
+  BodyDef ball;
+  ball.name = "ball";
+  ball.shape.type = ShapeType::Sphere;
+  ball.shape.radius = 0.05;
+  ball.mass = 0.01;
+  ball.material.youngs_modulus = 1e9;
+  const BodyId b = w.add_body(ball);
+  JointDef j;
+  j.type = JointType::Ball;
+  j.body_b = b;
+  j.anchor = Vec3::Zero();
+  w.add_joint(j);
+  SoftBodyDef d = soft_box(Vec3(-0.02, -0.05, 0.052), Vec3(0.08, 0.05, 0.152), 2, 2, 2, 5e4);
+  d.material.friction = 0;
+  const SoftBodyId s = w.add_soft_body(d);
+  double spin = 0, inside = 0, gain = 0, e_prev = w.kinetic_energy() + w.potential_energy();
+  int contact_steps = 0, most_iterations = 0;
+  for (int n = 0; n < 60; ++n) {
+    w.step();
+    spin = std::max(spin, w.twist(b).angular.norm());
+    for (const Vec3& x : w.soft_body_state(s).positions) {
+      inside = std::max(inside, 0.05 - x.norm());
+    }
+    contact_steps += w.last_step().contacts > 0;
+    most_iterations = std::max(most_iterations, w.last_step().newton_iterations);
+    const double e = w.kinetic_energy() + w.potential_energy();
+    gain = std::max(gain, e - e_prev);
+    e_prev = e;
+  }
+  EXPECT_GT(contact_steps, 15);
+  EXPECT_LE(most_iterations, 10);
+  EXPECT_LT(spin, 1e-6);     // rad/s
+  EXPECT_LT(inside, 1e-5);   // m: no node inside the sphere
+  EXPECT_LT(gain, 1e-9);     // J
+}
+
 TEST(SoftBody, BadInputIsNamed) {
   World w(implicit_euler(0.01, Vec3::Zero()));
   const BodyId p = w.add_body(plate(Vec3(0, 0, 0), 1.0));
