@@ -142,11 +142,10 @@ void order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& b
 
 }  // namespace
 
-void World::Impl::order_rows(ArticulationFactor& f, std::size_t members,
+void World::Impl::order_rows(ArticulationFactor& f, const std::unordered_map<int, int>& local,
+                             std::size_t members,
                              const std::vector<detail::ContactSchur::BlockColumn>* columns) {
   const int m = static_cast<int>(f.rows.size());
-  std::unordered_map<int, int> local;
-  for (int l = 0; l < m; ++l) local.emplace(f.rows[l], l);
   // The local rows on each body, and those on a contact column's body.
   std::vector<std::vector<std::pair<int, int>>> on_body(f.bodies.size());
   for (std::size_t k = 0; k < f.bodies.size(); ++k) {
@@ -203,7 +202,7 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(
   const int m = static_cast<int>(f->rows.size());
   f->use_dense = m <= kDenseRows;
   if (!f->use_dense) {
-    order_rows(*f, art_begin[art + 1] - art_begin[art], columns);
+    order_rows(*f, local, art_begin[art + 1] - art_begin[art], columns);
     for (int l = 0; l < m; ++l) local[f->rows[l]] = l;
   }
   // H^{-1} g per row and body: the dual solve's, when it computed them on these operators.

@@ -454,7 +454,8 @@ struct World::Impl final : detail::BodyOperators {
   struct ArticulationFactor;
   ArticulationFactor& articulation_factor(
       std::uint32_t art, const std::vector<detail::ContactSchur::BlockColumn>* columns = nullptr);
-  void order_rows(ArticulationFactor& f, std::size_t members,
+  void order_rows(ArticulationFactor& f, const std::unordered_map<int, int>& local,
+                  std::size_t members,
                   const std::vector<detail::ContactSchur::BlockColumn>* columns);
   std::unordered_map<std::uint32_t, std::shared_ptr<ArticulationFactor>> response_cache;
   std::uint64_t response_stamp = 0, response_cache_stamp = ~0ull;
