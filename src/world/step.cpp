@@ -156,6 +156,16 @@ void World::Impl::advance(bool trial) {
          iterations < kSoftNewtonCap) {
     iterate();
   }
+  if (!soft_bodies.empty() && soft_increment > settings.tolerance && !trial &&
+      !soft_cap_reported) {
+    // The step is taken unconverged: it may gain energy. Said once per world.
+    std::ostringstream m;
+    m << "step " << steps + 1 << ": the soft bodies' Newton loop stopped at " << iterations
+      << " iterations with a node increment of " << soft_increment << " m (tolerance "
+      << settings.tolerance << " m); such steps may gain energy (a smaller dt converges sooner)";
+    warnings.push_back(m.str());
+    soft_cap_reported = true;
+  }
   // Up to four more iterations: limits hold to the tolerance (a step that still violates one,
   // its rows nonlinear in q and linearised once per iteration, iterates again), and joint
   // loops take one more while the remainder of the capped iterations drifts their energy

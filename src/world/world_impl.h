@@ -661,6 +661,7 @@ struct World::Impl final : detail::BodyOperators {
   /// any step size, so they iterate to settings.tolerance whatever newton_iterations says.
   static constexpr int kSoftNewtonCap = 30;
   double soft_increment = 0;  ///< largest node increment of the last iteration (m)
+  bool soft_cap_reported = false;  ///< a step's soft loop ended unconverged (warned once)
   std::size_t soft_links = 0;  ///< attachments to dynamic bodies, all soft bodies
   bool soft_touch_dynamic = false;  ///< a soft body's contact this step is on a dynamic body
   detail::ContactRows soft_rows;     ///< the coupling rows on dynamic bodies (iteration)

@@ -608,6 +608,32 @@ TEST(SoftBody, FrictionlessLandingDoesNotTurnALightSphere) {
   EXPECT_LT(gain, 1e-9);     // J
 }
 
+// A step whose soft loop ends above the tolerance is taken, and said once: a hanging box
+// swinging from one pinned corner, with a tolerance below round-off, warns at its first step
+// and only then; at the default tolerance it converges and says nothing.
+TEST(SoftBody, AnUnconvergedSoftStepIsSaidOnce) {
+  for (const double tolerance : {1e-30, 1e-8}) {
+    WorldSettings settings = implicit_euler(0.01, Vec3(0, 0, -9.81));
+    settings.tolerance = tolerance;
+    World w(settings);
+    SoftBodyDef d = soft_box(Vec3(0, 0, 0), Vec3(0.1, 0.1, 0.1), 1, 1, 1, 5e4);
+    d.attachments.push_back({0, BodyId{}});
+    w.add_soft_body(d);
+    const std::size_t before = w.warnings().size();
+    for (int n = 0; n < 3; ++n) w.step();
+    const std::vector<std::string>& said = w.warnings();
+    if (tolerance < 1e-20) {
+      ASSERT_EQ(said.size(), before + 1);
+      EXPECT_NE(said.back().find("step 1: the soft bodies' Newton loop stopped at"),
+                std::string::npos)
+          << said.back();
+      EXPECT_NE(said.back().find("tolerance 1e-30 m"), std::string::npos) << said.back();
+    } else {
+      EXPECT_EQ(said.size(), before);
+    }
+  }
+}
+
 TEST(SoftBody, BadInputIsNamed) {
   World w(implicit_euler(0.01, Vec3::Zero()));
   const BodyId p = w.add_body(plate(Vec3(0, 0, 0), 1.0));
