@@ -43,16 +43,16 @@ namespace {
 /// first body) up, each giving its rows to the world and then those to its parent (the rows to
 /// its children went before). Eliminating a row then joins only rows on one body, which already
 /// meet there: no fill, at the cost of one pass. Rows flagged in `last` are left out.
-std::vector<int> leaves_first(const std::vector<std::uint32_t>& bodies, const detail::RowSet& rs,
+std::vector<int> leaves_first(const std::vector<std::uint32_t>& bodies,
+                              const std::unordered_map<std::uint32_t, int>& slot,
+                              const detail::RowSet& rs,
                               const std::vector<std::vector<std::pair<int, int>>>& on_body,
                               const std::vector<char>& last, int m) {
   const int nb = static_cast<int>(bodies.size());
-  std::unordered_map<std::int32_t, int> slot;
-  for (int k = 0; k < nb; ++k) slot.emplace(static_cast<std::int32_t>(bodies[k]), k);
   auto other = [&](int k, int r) {
     const std::int32_t o = rs.row_a[r] == static_cast<std::int32_t>(bodies[k]) ? rs.row_b[r]
                                                                                : rs.row_a[r];
-    const auto it = slot.find(o);
+    const auto it = o < 0 ? slot.end() : slot.find(static_cast<std::uint32_t>(o));
     return it == slot.end() ? -1 : it->second;
   };
   // Breadth-first depths; every body of the articulation is reached through its rows.
@@ -99,7 +99,9 @@ std::vector<int> leaves_first(const std::vector<std::uint32_t>& bodies, const de
 /// contact's column in LdltBlock costs the rows near the contacts, not the articulation: a
 /// chain over a wheel has two paths that end where it touches.
 void order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& bodies,
-                     const detail::RowSet& rs, const std::vector<std::vector<std::pair<int, int>>>& on_body,
+                     const std::unordered_map<std::uint32_t, int>& slot,
+                     const detail::RowSet& rs,
+                     const std::vector<std::vector<std::pair<int, int>>>& on_body,
                      std::size_t members, const std::vector<char>& contact_row) {
   const int m = static_cast<int>(rows.size());
   // Loop-free: distinct pairs of the articulation's bodies joined by its rows.
@@ -116,7 +118,7 @@ void order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& b
     // (Every row on a contact body: nothing to keep last.)
     const bool split = std::find(contact_row.begin(), contact_row.end(), 0) != contact_row.end();
     const std::vector<char> last = split ? contact_row : std::vector<char>(m, 0);
-    for (int l : leaves_first(bodies, rs, on_body, last, m)) ordered.push_back(rows[l]);
+    for (int l : leaves_first(bodies, slot, rs, on_body, last, m)) ordered.push_back(rows[l]);
     for (int l = 0; l < m; ++l) {
       if (last[l]) ordered.push_back(rows[l]);
     }
@@ -165,7 +167,7 @@ void World::Impl::order_rows(ArticulationFactor& f, const std::unordered_map<int
       }
     }
   }
-  order_rows_impl(f.rows, f.bodies, row_set, on_body, members, contact_row);
+  order_rows_impl(f.rows, f.bodies, f.slot, row_set, on_body, members, contact_row);
 }
 
 World::Impl::ArticulationFactor& World::Impl::articulation_factor(

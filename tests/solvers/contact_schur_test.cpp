@@ -516,6 +516,17 @@ ContactLcp random_lcp(std::mt19937& rng, int points, double mu, int rank = 0) {
   return p;
 }
 
+/// The reference of the active-set loops: the problem solved by sweeps alone, run long to a
+/// tight tolerance (each round's QP has one solution, which they approach).
+Eigen::VectorXd long_sweeps(const ContactLcp& p, LcpOptions options) {
+  options.max_sweeps = 200000;
+  options.tolerance = 1e-14;
+  options.max_pivots = 0;
+  Eigen::VectorXd ref;
+  solve_contact_lcp(p, ref, options);
+  return ref;
+}
+
 TEST(ContactLcp, FrictionlessMatchesEnumeration) {
   for (int seed = 1; seed <= 20; ++seed) {
     std::mt19937 rng(seed);
@@ -578,13 +589,7 @@ TEST(ContactLcp, ActiveSetLoopEndsWithoutSweeps) {
     const LcpResult r = solve_contact_lcp(p, lambda, pivots_only);
     EXPECT_TRUE(r.exact) << "seed " << seed << ", " << r.pivots << " pivots";
     EXPECT_LT(r.residual, 1e-9 * lambda.lpNorm<Eigen::Infinity>()) << "seed " << seed;
-    LcpOptions sweeps_only;
-    sweeps_only.max_sweeps = 200000;
-    sweeps_only.tolerance = 1e-14;
-    sweeps_only.max_pivots = 0;
-    Eigen::VectorXd ref;
-    solve_contact_lcp(p, ref, sweeps_only);
-    EXPECT_LT(rel(lambda, ref), 1e-6) << "seed " << seed;
+    EXPECT_LT(rel(lambda, long_sweeps(p, LcpOptions())), 1e-6) << "seed " << seed;
   }
 }
 
@@ -634,13 +639,7 @@ TEST(ContactLcp, LaterFrictionRoundsStartFromTheLastSets) {
     EXPECT_EQ(r.bound_change, 0) << "seed " << seed;
     later_sweeps += r.sweeps - r1.sweeps;
     later_rounds += r.rounds - 1;
-    LcpOptions sweeps_only = options;
-    sweeps_only.max_sweeps = 200000;
-    sweeps_only.tolerance = 1e-14;
-    sweeps_only.max_pivots = 0;
-    Eigen::VectorXd ref;
-    solve_contact_lcp(p, ref, sweeps_only);
-    EXPECT_LT(rel(lambda, ref), 1e-6) << "seed " << seed;
+    EXPECT_LT(rel(lambda, long_sweeps(p, options)), 1e-6) << "seed " << seed;
   }
   std::printf("sweeps in %d rounds after the first: %d\n", later_rounds, later_sweeps);
   EXPECT_GT(later_rounds, 20);
