@@ -2,9 +2,51 @@
 #include "solvers/contact_schur.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <unordered_map>
 
 namespace mabd::detail {
+
+namespace {
+
+/// Rows of the points `points` (three each) and every extra row, into `out`.
+void take_rows(const ContactRows& rows, const std::vector<int>& points, ContactRows& out) {
+  out.clear();
+  const int nc = 3 * static_cast<int>(rows.mu.size());
+  auto take = [&](int r) {
+    out.ga.push_back(rows.ga[r]);
+    out.gb.push_back(rows.gb[r]);
+    out.a.push_back(rows.a[r]);
+    out.b.push_back(rows.b[r]);
+    out.alpha.push_back(rows.alpha[r]);
+    out.value.push_back(rows.value[r]);
+  };
+  for (int k : points) {
+    out.mu.push_back(rows.mu[k]);
+    for (int t = 0; t < 3; ++t) take(3 * k + t);
+  }
+  for (int r = nc; r < rows.size(); ++r) take(r);
+  out.extra_lo = rows.extra_lo;
+  out.extra_hi = rows.extra_hi;
+}
+
+/// Row r's value at the increment y (m).
+double value_at(const ContactRows& rows, int r, const std::vector<Vec12>& y) {
+  double v = rows.value[r] + rows.ga[r].dot(y[rows.a[r]]);
+  if (rows.b[r] >= 0) v += rows.gb[r].dot(y[rows.b[r]]);
+  return v;
+}
+
+/// Row r's value after the increment y - dy (m).
+double value_after(const ContactRows& rows, int r, const std::vector<Vec12>& y,
+                   const std::vector<Vec12>& dy) {
+  double v = rows.value[r] + rows.ga[r].dot(y[rows.a[r]] - dy[rows.a[r]]);
+  if (rows.b[r] >= 0) v += rows.gb[r].dot(y[rows.b[r]] - dy[rows.b[r]]);
+  return v;
+}
+
+}  // namespace
 
 LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
                               const std::vector<std::uint32_t>& articulation,
@@ -12,6 +54,111 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
                               const std::vector<Vec12>& y, Eigen::VectorXd& lambda,
                               std::vector<Vec12>& dy, const Eigen::VectorXd* applied,
                               const LcpOptions& options, const JointBlock* block) {
+  const int n = rows.size();
+  const int points = static_cast<int>(rows.mu.size());
+  const int nc = 3 * points;
+  points_solved_ = points;
+  working_sets_ = 1;
+  if (!screening_ || points == 0) {
+    return solve_all(rows, ops, articulation, jointed, response, y, lambda, dy, applied, options,
+                     block);
+  }
+  if (lambda.size() != n) lambda = Eigen::VectorXd::Zero(n);
+  // The first set: the points holding a force (warm start or applied) and those touching at
+  // y, or one solve on all points if that leaves out a quarter or less (less saved than a
+  // second set would cost). Without friction, the points holding a force alone when they are
+  // a quarter of the points or fewer: a net falling onto its collider touches it at y almost
+  // everywhere but rests on a few, and the others join after the first solve. (The problem
+  // without friction has one solution, whatever the sets; with friction the bounds' fixed
+  // point need not, and a path through small sets can end on another one: in a penalty stack
+  // of boxes, with friction forces fighting each other inside it.)
+  in_set_.assign(points, 0);
+  touch_.assign(points, 0);
+  int in = 0, holding = 0;
+  for (int k = 0; k < points; ++k) {
+    bool hold = false;
+    for (int t = 0; t < 3; ++t) {
+      hold |= lambda[3 * k + t] != 0 || (applied != nullptr && (*applied)[3 * k + t] != 0);
+    }
+    touch_[k] = value_at(rows, 3 * k, y) < 0;
+    in_set_[k] = hold;
+    holding += hold;
+    in += hold || touch_[k];
+  }
+  bool frictionless = true;
+  for (double m : rows.mu) frictionless &= m == 0;
+  if (holding > 0 && 4 * holding <= points) {
+    in = holding;
+  } else if (4 * in >= 3 * points) {
+    return solve_all(rows, ops, articulation, jointed, response, y, lambda, dy, applied, options,
+                     block);
+  } else {
+    for (int k = 0; k < points; ++k) in_set_[k] |= touch_[k];
+  }
+  lambda0_ = lambda;
+  LcpResult total;
+  auto add = [&](const LcpResult& r) {
+    total.sweeps += r.sweeps;
+    total.pivots += r.pivots;
+    total.rounds = std::max(total.rounds, r.rounds);
+    total.exact = r.exact;
+    total.residual = r.residual;
+    total.bound_change = r.bound_change;
+  };
+  Eigen::VectorXd sub_lambda, sub_applied;
+  constexpr int kMaxSets = 8;
+  for (int set = 1;; ++set) {
+    sub_points_.clear();
+    for (int k = 0; k < points; ++k) {
+      if (in_set_[k]) sub_points_.push_back(k);
+    }
+    take_rows(rows, sub_points_, sub_);
+    const int m = sub_.size(), mc = 3 * static_cast<int>(sub_points_.size());
+    auto gather = [&](const Eigen::VectorXd& from, Eigen::VectorXd& to) {
+      to.resize(m);
+      for (std::size_t p = 0; p < sub_points_.size(); ++p) {
+        to.segment<3>(3 * static_cast<int>(p)) = from.segment<3>(3 * sub_points_[p]);
+      }
+      to.tail(m - mc) = from.tail(n - nc);
+    };
+    gather(lambda0_, sub_lambda);  // every set from the warm start: the path of one solve
+    if (applied != nullptr) gather(*applied, sub_applied);
+    add(solve_all(sub_, ops, articulation, jointed, response, y, sub_lambda, dy,
+                  applied != nullptr ? &sub_applied : nullptr, options, block));
+    for (std::size_t p = 0; p < sub_points_.size(); ++p) {
+      lambda.segment<3>(3 * sub_points_[p]) = sub_lambda.segment<3>(3 * static_cast<int>(p));
+    }
+    lambda.tail(n - nc) = sub_lambda.tail(m - mc);
+    points_solved_ = static_cast<int>(sub_points_.size());
+    working_sets_ = set;
+    // The points left out that the increment pushes through join the set.
+    int added = 0;
+    for (int k = 0; k < points; ++k) {
+      if (!in_set_[k] && value_after(rows, 3 * k, y, dy) < 0) {
+        in_set_[k] = 1;
+        ++added;
+      }
+    }
+    if (added == 0) return total;
+    if (set == kMaxSets || in + added == points) break;
+    in += added;
+  }
+  // The sets kept growing: the whole problem.
+  lambda = lambda0_;
+  add(solve_all(rows, ops, articulation, jointed, response, y, lambda, dy, applied, options,
+                block));
+  points_solved_ = points;
+  ++working_sets_;
+  return total;
+}
+
+LcpResult ContactSchur::solve_all(const ContactRows& rows, const BodyOperators& ops,
+                                  const std::vector<std::uint32_t>& articulation,
+                                  const std::vector<char>& jointed,
+                                  const JointResponse& response, const std::vector<Vec12>& y,
+                                  Eigen::VectorXd& lambda, std::vector<Vec12>& dy,
+                                  const Eigen::VectorXd* applied, const LcpOptions& options,
+                                  const JointBlock* block) {
   assemble(rows, ops, articulation, jointed, response, y, block);
   if (applied != nullptr) lcp_.b += lcp_.D * *applied;  // y carries D applied already
   const LcpResult result = solve_contact_lcp(lcp_, lambda, options);

@@ -87,16 +87,29 @@ class ContactSchur {
                              const std::vector<std::uint32_t>& articulation,
                              const std::vector<char>& jointed, const JointResponse& response,
                              const std::vector<Vec12>& y, const JointBlock* block = nullptr);
+  /// Screening of separated points in solve() (off by default). On, the problem is solved on
+  /// a working set: the points that touch at y (normal row value C + G_c y < 0) or hold a
+  /// force (warm start or applied), and the extra rows; without friction, the points holding
+  /// a force alone where they are a quarter of the points or fewer. The points left out keep
+  /// lambda = 0; any of them that the increment pushes through (value + G_c (y - dy) < 0)
+  /// joins the set and the set is solved again. The result solves the whole problem; D is
+  /// assembled only on the set (most candidate points of a speculative margin never touch).
+  void set_screening(bool on) { screening_ = on; }
   /// dy = M_J^{-1} G_c^T lambda per body for the rows of the last assemble() or solve().
   void increment(const ContactRows& rows, const std::vector<char>& jointed,
                  const JointResponse& response, const Eigen::VectorXd& lambda,
                  std::vector<Vec12>& dy);
   /// True if the last solve's dy went through the joint solve (its last response).
   bool dy_through_joints() const { return dy_through_joints_; }
-  /// The problem of the last solve (D, alpha, b, mu).
+  /// The problem of the last solve (D, alpha, b, mu); under screening, that of its working
+  /// set's rows (in their order in `rows`).
   const ContactLcp& problem() const { return lcp_; }
   /// Joint responses (structured solves) and articulation blocks the last solve took.
   int responses() const { return responses_; }
+  /// Points in the last solve's problem (all of them without screening) and the working sets
+  /// it solved (1 without screening).
+  int points_solved() const { return points_solved_; }
+  int working_sets() const { return working_sets_; }
 
  private:
   /// D by articulation blocks (assemble with a JointBlock).
@@ -106,7 +119,21 @@ class ContactSchur {
   bool add_response(const ContactRows& rows, const std::vector<char>& jointed,
                     std::vector<Vec12>& z, int r, double l);
 
+  /// One solve on all rows (D assembled on all of them).
+  LcpResult solve_all(const ContactRows& rows, const BodyOperators& ops,
+                      const std::vector<std::uint32_t>& articulation,
+                      const std::vector<char>& jointed, const JointResponse& response,
+                      const std::vector<Vec12>& y, Eigen::VectorXd& lambda,
+                      std::vector<Vec12>& dy, const Eigen::VectorXd* applied,
+                      const LcpOptions& options, const JointBlock* block);
+
   ContactLcp lcp_;
+  bool screening_ = false;
+  int points_solved_ = 0, working_sets_ = 0;
+  ContactRows sub_;                 ///< the working set's rows
+  std::vector<int> sub_points_;     ///< its points (indices in the rows given)
+  std::vector<char> in_set_, touch_;
+  Eigen::VectorXd lambda0_;  ///< the warm start every working set starts from
   std::vector<Vec12> wa_, wb_;  ///< H^{-1} g per row and side
   std::vector<Vec12> z_;
   std::vector<std::uint32_t> touched_;

@@ -345,6 +345,7 @@ void World::Impl::solve_pair_contacts(bool loaded) {
     joint_response(z, touched);
   };
   const detail::ContactSchur::JointBlock block = joint_block_fn();
+  contact_schur.set_screening(true);  // most candidate points of the margin never touch
   const detail::LcpResult result =
       contact_schur.solve(rows, *this, articulation, jointed_body, response, y, lambda, pair_z,
                           contacts_applied || n > nc ? &applied : nullptr, {}, &block);
