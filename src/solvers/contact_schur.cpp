@@ -64,14 +64,11 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
                      block);
   }
   if (lambda.size() != n) lambda = Eigen::VectorXd::Zero(n);
-  // The first set: the points holding a force (warm start or applied) and those touching at
-  // y, or one solve on all points if that leaves out a quarter or less (less saved than a
-  // second set would cost). Without friction, the points holding a force alone when they are
-  // a quarter of the points or fewer: a net falling onto its collider touches it at y almost
-  // everywhere but rests on a few, and the others join after the first solve. (The problem
-  // without friction has one solution, whatever the sets; with friction the bounds' fixed
-  // point need not, and a path through small sets can end on another one: in a penalty stack
-  // of boxes, with friction forces fighting each other inside it.)
+  // The first set: the points holding a force (warm start or applied) alone when they are a
+  // quarter of the points or fewer (a net falling onto its collider touches it at y almost
+  // everywhere but rests on a few; the others join after the first solve). Else those and
+  // the points touching at y, or one solve on all points if that leaves out a quarter or less
+  // (less saved than a second set would cost).
   in_set_.assign(points, 0);
   touch_.assign(points, 0);
   int in = 0, holding = 0;
@@ -85,8 +82,6 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
     holding += hold;
     in += hold || touch_[k];
   }
-  bool frictionless = true;
-  for (double m : rows.mu) frictionless &= m == 0;
   if (holding > 0 && 4 * holding <= points) {
     in = holding;
   } else if (4 * in >= 3 * points) {
@@ -121,7 +116,10 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
       }
       to.tail(m - mc) = from.tail(n - nc);
     };
-    gather(lambda0_, sub_lambda);  // every set from the warm start: the path of one solve
+    // Every set from the warm start: the path of one solve. (With friction the bounds' fixed
+    // point need not be unique; from the last set's multipliers a penalty stack of boxes
+    // ended on another one, friction forces fighting each other inside it, and diverged.)
+    gather(lambda0_, sub_lambda);
     if (applied != nullptr) gather(*applied, sub_applied);
     add(solve_all(sub_, ops, articulation, jointed, response, y, sub_lambda, dy,
                   applied != nullptr ? &sub_applied : nullptr, options, block));

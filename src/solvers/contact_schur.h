@@ -88,12 +88,12 @@ class ContactSchur {
                              const std::vector<char>& jointed, const JointResponse& response,
                              const std::vector<Vec12>& y, const JointBlock* block = nullptr);
   /// Screening of separated points in solve() (off by default). On, the problem is solved on
-  /// a working set: the points that touch at y (normal row value C + G_c y < 0) or hold a
-  /// force (warm start or applied), and the extra rows; without friction, the points holding
-  /// a force alone where they are a quarter of the points or fewer. The points left out keep
-  /// lambda = 0; any of them that the increment pushes through (value + G_c (y - dy) < 0)
-  /// joins the set and the set is solved again. The result solves the whole problem; D is
-  /// assembled only on the set (most candidate points of a speculative margin never touch).
+  /// a working set and the extra rows: the points holding a force (warm start or applied)
+  /// where they are a quarter of the points or fewer, else those and the points touching at y
+  /// (normal row value C + G_c y < 0). The points left out keep lambda = 0; any of them that
+  /// the increment pushes through (value + G_c (y - dy) < 0) joins the set, which is solved
+  /// again from the same warm start. The result solves the whole problem; D is assembled only
+  /// on the set (most candidate points of a speculative margin never touch).
   void set_screening(bool on) { screening_ = on; }
   /// dy = M_J^{-1} G_c^T lambda per body for the rows of the last assemble() or solve().
   void increment(const ContactRows& rows, const std::vector<char>& jointed,
