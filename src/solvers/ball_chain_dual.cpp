@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include <Eigen/Cholesky>
+
 #include "body/affine.h"
 #include "solvers/chol3.h"
 
@@ -25,8 +27,24 @@ Vec12 point_force(const Vec3& p, const Vec3& v) {
 void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chains,
                             const std::vector<PointLink>& links, const BodyOperators& ops) {
   clear();
-  ready_ = true;
   items_ = links.size();
+  // Multipliers per item in item order: 3 per point link, a general item's rows.
+  bool any_general = false;
+  for (const PointLink& l : links) {
+    if (l.rows < 0 || l.rows > 6) return;  // not planned: the general solvers take them
+    any_general = any_general || l.rows > 0;
+  }
+  if (any_general) {
+    general_of_.assign(items_, -1);
+    offsets_.resize(items_);
+    for (std::size_t k = 0; k < items_; ++k) {
+      offsets_[k] = multipliers_;
+      multipliers_ += links[k].rows > 0 ? static_cast<std::size_t>(links[k].rows) : 3;
+    }
+  } else {
+    multipliers_ = 3 * items_;
+  }
+  ready_ = true;
   // The items' anchors and compliances, one copy per distinct value (bitwise).
   std::map<std::array<std::uint64_t, 3>, std::uint32_t> anchor_ids;
   auto anchor_id = [&](const Vec3& p) {
@@ -74,11 +92,19 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
       link.item = chain[k];
       link.a = j.a;
       link.b = j.b;
-      link.pa = anchor_id(j.pa);
-      link.pb = anchor_id(j.pb);
-      link.compliance = compliance_id(j.compliance);
-      link.kaa = ops.dynamic(j.a) ? constant_block(j.a, j.pa, j.pa, 1.0) : 0;
-      link.kbb = ops.dynamic(j.b) ? constant_block(j.b, j.pb, j.pb, 1.0) : 0;
+      if (j.rows > 0) {
+        link.general = true;
+        link.m = static_cast<std::uint8_t>(j.rows);
+        link.kaa = static_cast<std::uint32_t>(general_.size());
+        general_of_[chain[k]] = static_cast<std::int32_t>(general_.size());
+        general_.push_back(General{});
+      } else {
+        link.pa = anchor_id(j.pa);
+        link.pb = anchor_id(j.pb);
+        link.compliance = compliance_id(j.compliance);
+        link.kaa = ops.dynamic(j.a) ? constant_block(j.a, j.pa, j.pa, 1.0) : 0;
+        link.kbb = ops.dynamic(j.b) ? constant_block(j.b, j.pb, j.pb, 1.0) : 0;
+      }
       if (k > 0) {
         // The side shared with the previous item.
         const Link& prev = links_[at - 1];
@@ -89,6 +115,11 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
         const PointLink& jn = links[chain[k + 1]];
         const int s = (ops.dynamic(j.a) && (j.a == jn.a || j.a == jn.b)) ? j.a : j.b;
         link.next_side = s == j.a ? 0 : 1;
+        if (link.general || jn.rows > 0) {
+          link.kn = static_cast<std::uint32_t>(Xg_.size());  // X_k of variable size
+          Xg_.emplace_back();
+          continue;
+        }
         const int next_side = s == jn.a ? 0 : 1;
         const Vec3& p1 = link.next_side == 0 ? j.pa : j.pb;
         const Vec3& p2 = next_side == 0 ? jn.pa : jn.pb;
@@ -100,20 +131,50 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
   starts_.push_back(total);
 }
 
+const std::vector<Row>* BallChainDual::general_rows(std::uint32_t k) const {
+  if (general_of_.empty() || general_of_[k] < 0) return nullptr;
+  return &general_[static_cast<std::size_t>(general_of_[k])].rows;
+}
+
 bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
-                          std::vector<Vec12>& y, std::vector<double>& lambda, ThreadPool* pool) {
+                          std::vector<Vec12>& y, std::vector<double>& lambda,
+                          const ItemRows& item_rows, ThreadPool* pool) {
   const std::size_t total = links_.size();
   X_.resize(total);
   // lambda holds y_k = D'_k^{-1} b'_k until the back substitution overwrites them with the
-  // multipliers (3 per item, in item order).
-  lambda.assign(3 * items_, 0.0);
-  auto slot = [&](const Link& l) { return Eigen::Map<Vec3>(&lambda[3 * l.item]); };
+  // multipliers (the rows of each item, in item order).
+  lambda.assign(multipliers_, 0.0);
+  auto slot = [&](const Link& l) { return Eigen::Map<Vec3>(&lambda[offset(l.item)]); };
+  auto slot_general = [&](const Link& l) {
+    return Eigen::Map<Eigen::VectorXd>(&lambda[offset(l.item)], l.m);
+  };
   auto side_body = [](const Link& l, int side) { return side == 0 ? l.a : l.b; };
   auto side_anchor = [&](const Link& l, int side) -> const Vec3& {
     return anchors_[side == 0 ? l.pa : l.pb];
   };
+  auto grad = [](const Row& r, int side) -> const Vec12& { return side == 0 ? r.ga : r.gb; };
   const Vec12 world_q = make_q(Mat3::Identity(), Vec3::Zero());
   auto q_of = [&](int body) -> const Vec12& { return body >= 0 ? q[body] : world_q; };
+  // The general items' rows at q, and W_s = H_s^{-1} G_s^T of each dynamic side.
+  if (!general_.empty()) {
+    if (!item_rows) return false;
+    for (const Link& l : links_) {
+      if (!l.general) continue;
+      General& g = general_[l.kaa];
+      g.rows.clear();
+      item_rows(l.item, g.rows);
+      if (g.rows.size() != l.m) return false;
+      for (const Row& r : g.rows) {
+        if (r.kind != RowKind::Equality) return false;
+      }
+      for (int side = 0; side < 2; ++side) {
+        const int s = side_body(l, side);
+        if (!ops.dynamic(s)) continue;
+        g.W[side].resize(12, l.m);
+        for (int r = 0; r < l.m; ++r) g.W[side].col(r) = ops.solve_body(s, grad(g.rows[r], side));
+      }
+    }
+  }
   // B_k: the coupling of the item at `at` with the next one through their shared body.
   auto coupling = [&](std::size_t at) {
     const Link& j = links_[at];
@@ -126,49 +187,161 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
                                                                 side_anchor(next, next.prev_side));
     return Mat3(R * Kb * R.transpose());
   };
+  // The blocks next to a general item. B_k = G_ks W_(k+1)s (m_k x m_(k+1)), with
+  // G_s = +-J(p) (side a +, side b -) on a point link's side.
+  auto coupling_general = [&](std::size_t at) {
+    const Link& j = links_[at];
+    const Link& n = links_[at + 1];
+    const int js = j.next_side, ns = n.prev_side;
+    Block B(j.m, n.m);
+    if (j.general && n.general) {
+      const General& gj = general_[j.kaa];
+      const General& gn = general_[n.kaa];
+      for (int r = 0; r < j.m; ++r) {
+        for (int c = 0; c < n.m; ++c) B(r, c) = grad(gj.rows[r], js).dot(gn.W[ns].col(c));
+      }
+    } else if (j.general) {
+      const SideW& W = general_[j.kaa].W[js];
+      const double sn = ns == 0 ? 1.0 : -1.0;
+      for (int r = 0; r < j.m; ++r) {
+        B.row(r) = sn * point(Vec12(W.col(r)), side_anchor(n, ns)).transpose();
+      }
+    } else {
+      const SideW& W = general_[n.kaa].W[ns];
+      const double sj = js == 0 ? 1.0 : -1.0;
+      for (int c = 0; c < n.m; ++c) B.col(c) = sj * point(Vec12(W.col(c)), side_anchor(j, js));
+    }
+    return B;
+  };
+  // D_k and b_k = C_k + G_k y of a point link (closed form) and of a general item.
+  auto point_block = [&](const Link& j, Mat3& D, Vec3& rhs) {
+    const Vec3& pa = anchors_[j.pa];
+    const Vec3& pb = anchors_[j.pb];
+    D = compliances_[j.compliance] * Mat3::Identity();
+    rhs = point(q_of(j.a), pa) - point(q_of(j.b), pb);
+    // Side s of the item (anchor p, block K(p, p)): D += R K R^T, rhs += -+ J(p) y_s.
+    auto add_side = [&](int s, const Vec3& p, std::uint32_t k, bool side_b) {
+      if (!ops.dynamic(s)) return;
+      const Mat3& R = ops.rotation(s);
+      if (!ops.corrected(s)) {
+        D.noalias() += R * K_[k] * R.transpose();
+      } else {
+        D.noalias() += R * (K_[k] - ops.correction_body_block(s, p, p)) * R.transpose();
+      }
+      if (side_b) {
+        rhs -= point(y[s], p);
+      } else {
+        rhs += point(y[s], p);
+      }
+    };
+    add_side(j.a, pa, j.kaa, false);
+    add_side(j.b, pb, j.kbb, true);
+  };
+  auto general_block = [&](const Link& j, Block& D, BlockVec& rhs) {
+    const General& g = general_[j.kaa];
+    D.setZero(j.m, j.m);
+    rhs.resize(j.m);
+    for (int r = 0; r < j.m; ++r) {
+      D(r, r) = g.rows[r].compliance;
+      rhs[r] = g.rows[r].c;
+    }
+    for (int side = 0; side < 2; ++side) {
+      const int s = side_body(j, side);
+      if (!ops.dynamic(s)) continue;
+      for (int r = 0; r < j.m; ++r) {
+        const Vec12& gr = grad(g.rows[r], side);
+        rhs[r] += gr.dot(y[s]);
+        for (int c = 0; c < j.m; ++c) D(r, c) += gr.dot(g.W[side].col(c));
+      }
+    }
+  };
+  // G_s^T x of the item's side: the generalised force of its multipliers x on body s.
+  auto side_force = [&](const Link& l, int side, const double* x) {
+    if (!l.general) {
+      return Vec12(point_force(side_anchor(l, side), (side == 0 ? 1.0 : -1.0) * Vec3(x)));
+    }
+    const General& g = general_[l.kaa];
+    Vec12 F = Vec12::Zero();
+    for (int r = 0; r < l.m; ++r) F.noalias() += grad(g.rows[r], side) * x[r];
+    return F;
+  };
+  auto next_is_general = [&](const Link& l, std::size_t at) {
+    return l.next_side >= 0 && (l.general || links_[at + 1].general);
+  };
   // Forward elimination over every chain: D'_k = D_k - B_{k-1}^T X_{k-1},
   // b'_k = b_k - X_{k-1}^T b'_{k-1}, X_k = D'_k^{-1} B_k, y_k = D'_k^{-1} b'_k. Nothing but
   // lambda and the scratch X is changed before every pivot has been accepted (the caller falls
-  // back to the general solvers otherwise).
+  // back to the general solvers otherwise). Between point links the blocks are 3x3 (Mat3);
+  // next to a general item they take its size (Block).
   // Chains are independent components: a range of whole chains is eliminated, and then
   // substituted back, on its own.
   auto forward = [&](std::size_t first, std::size_t last) {
     Mat3 B_prev = Mat3::Zero(), X_prev = Mat3::Zero();
     Vec3 b_prev = Vec3::Zero();
+    Block Bg_prev, Xg_prev;
+    BlockVec bg_prev;
+    bool prev_general = false;  // the coupling with the previous item is of variable size
     for (std::size_t at = first; at < last; ++at) {
       const Link& j = links_[at];
-      const Vec3& pa = anchors_[j.pa];
-      const Vec3& pb = anchors_[j.pb];
-      Mat3 D = compliances_[j.compliance] * Mat3::Identity();
-      Vec3 rhs = point(q_of(j.a), pa) - point(q_of(j.b), pb);
-      // Side s of the item (anchor p, block K(p, p)): D += R K R^T, rhs += -+ J(p) y_s.
-      auto add_side = [&](int s, const Vec3& p, std::uint32_t k, bool side_b) {
-        if (!ops.dynamic(s)) return;
-        const Mat3& R = ops.rotation(s);
-        if (!ops.corrected(s)) {
-          D.noalias() += R * K_[k] * R.transpose();
-        } else {
-          D.noalias() += R * (K_[k] - ops.correction_body_block(s, p, p)) * R.transpose();
+      const bool next_general = next_is_general(j, at);
+      if (j.prev_side < 0) prev_general = false;
+      if (!j.general && !prev_general) {
+        Mat3 D;
+        Vec3 rhs;
+        point_block(j, D, rhs);
+        if (j.prev_side >= 0) {
+          D.noalias() -= X_prev.transpose() * B_prev;
+          rhs.noalias() -= X_prev.transpose() * b_prev;
         }
-        if (side_b) {
-          rhs -= point(y[s], p);
-        } else {
-          rhs += point(y[s], p);
+        Chol3 llt;
+        if (!llt.compute(D, 1e-7)) return false;  // not positive definite, or redundant rows
+        slot(j) = llt.solve(rhs);
+        if (next_general) {
+          Bg_prev = coupling_general(at);
+          Xg_prev.resize(3, Bg_prev.cols());
+          for (int c = 0; c < Bg_prev.cols(); ++c) Xg_prev.col(c) = llt.solve(Vec3(Bg_prev.col(c)));
+          Xg_[j.kn] = Xg_prev;
+          bg_prev = rhs;
+          prev_general = true;
+        } else if (j.next_side >= 0) {
+          b_prev = rhs;
+          B_prev = coupling(at);
+          X_prev = llt.solve(B_prev);
+          X_[at] = X_prev;
         }
-      };
-      add_side(j.a, pa, j.kaa, false);
-      add_side(j.b, pb, j.kbb, true);
-      if (j.prev_side >= 0) {
-        D.noalias() -= X_prev.transpose() * B_prev;
-        rhs.noalias() -= X_prev.transpose() * b_prev;
+        continue;
       }
-      Chol3 llt;
-      if (!llt.compute(D, 1e-7)) return false;  // not positive definite, or redundant rows
-      slot(j) = llt.solve(rhs);
-      b_prev = rhs;
-      if (j.next_side >= 0) {
+      // A general item, or a point link after one.
+      Block D;
+      BlockVec rhs;
+      if (j.general) {
+        general_block(j, D, rhs);
+      } else {
+        Mat3 D3;
+        Vec3 r3;
+        point_block(j, D3, r3);
+        D = D3;
+        rhs = r3;
+      }
+      if (j.prev_side >= 0) {
+        D.noalias() -= Xg_prev.transpose() * Bg_prev;
+        rhs.noalias() -= Xg_prev.transpose() * bg_prev;
+      }
+      const Eigen::LLT<Block> llt(D);
+      if (llt.info() != Eigen::Success) return false;
+      const auto L = llt.matrixLLT().diagonal();
+      if (!(L.minCoeff() > 1e-7 * L.maxCoeff())) return false;  // as Chol3::compute
+      slot_general(j) = llt.solve(rhs);
+      prev_general = next_general;
+      if (next_general) {
+        Bg_prev = coupling_general(at);
+        Xg_prev = llt.solve(Bg_prev);
+        Xg_[j.kn] = Xg_prev;
+        bg_prev = rhs;
+      } else if (j.next_side >= 0) {  // a point link before a point link
+        b_prev = rhs;
         B_prev = coupling(at);
-        X_prev = llt.solve(B_prev);
+        X_prev = llt.solve(Block(B_prev));
         X_[at] = X_prev;
       }
     }
@@ -180,6 +353,25 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     Vec3 x_next = Vec3::Zero();
     for (std::size_t pos = last; pos-- > first;) {
       const Link& link = links_[pos];
+      if (link.general || next_is_general(link, pos)) {
+        auto x = slot_general(link);
+        if (link.next_side >= 0) {
+          const Link& next = links_[pos + 1];
+          x.noalias() -= Xg_[link.kn] * slot_general(next);
+        }
+        for (int side = 0; side < 2; ++side) {
+          const int s = side_body(link, side);
+          if (!ops.dynamic(s) || side == link.prev_side) continue;
+          Vec12 F = side_force(link, side, x.data());
+          if (side == link.next_side) {
+            const Link& next = links_[pos + 1];
+            F += side_force(next, next.prev_side, &lambda[offset(next.item)]);
+          }
+          y[s] -= ops.solve_body(s, F);
+        }
+        if (!link.general) x_next = x;
+        continue;
+      }
       auto lambda_k = slot(link);
       Vec3 x = lambda_k;
       if (link.next_side >= 0) x.noalias() -= X_[pos] * x_next;

@@ -10,27 +10,42 @@
 // solved by block Thomas on 3x3 blocks; then dq_s = y_s - H_s^{-1} G_s^T lambda once per body.
 // The same multipliers as the row-by-row chain solver (chain_dual.h), without its per-row
 // H^{-1} G^T vectors: a few 3x3 products per item and one body solve per body.
+//
+// A chain may also hold general items (a weld at its end, hinges, universal or prismatic
+// joints): items of up to 6 equality rows, built at each solve (ItemRows). Their blocks come
+// from W_s = H_s^{-1} G_s^T (one body solve per row and side), and the block Thomas sweep then
+// runs on blocks of their size: D_k = sum_s G_ks W_ks, B_k = G_ks W_(k+1)s, with the closed
+// form on either side where the item is a point link.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
+#include "joints/row.h"
 #include "solvers/body_operators.h"
 #include "solvers/thread_pool.h"
 
 namespace mabd::detail {
 
-/// An item x_a(pa) = x_b(pb) (three point rows), compliance in m/N.
+/// An item of a chain: with rows = 0 a point link x_a(pa) = x_b(pb) (three point rows,
+/// compliance in m/N); with rows in 1..6 a general item of that many equality rows, which the
+/// solver builds at each solve (ItemRows; pa, pb and compliance are then unused).
 struct PointLink {
   int a = -1, b = -1;  ///< bodies (-1: the world)
   Vec3 pa = Vec3::Zero(), pb = Vec3::Zero();  ///< anchors, body frames (m)
   double compliance = 0;
+  int rows = 0;  ///< 0: a point link; else the rows of a general item
 };
+
+/// Appends the rows of general item `item` at the current iterate (gradients, values in m,
+/// compliances in m/N), all of kind Equality.
+using ItemRows = std::function<void(std::uint32_t item, std::vector<Row>& out)>;
 
 class BallChainDual {
  public:
-  /// Plans for chains of items (in path order, chain_dual.h) that are all point links
-  /// (`links`, one per item). ops supplies the bodies' constant factors.
+  /// Plans for chains of items (in path order, chain_dual.h), `links` describing each item
+  /// (point link or general item, at most 6 rows). ops supplies the bodies' constant factors.
   void prepare(const std::vector<std::vector<std::uint32_t>>& chains,
                const std::vector<PointLink>& links, const BodyOperators& ops);
   /// Forgets the plan (the items are not all point links, or not chains).
@@ -41,17 +56,33 @@ class BallChainDual {
     K_.clear();
     anchors_.clear();
     compliances_.clear();
+    offsets_.clear();
+    general_.clear();
+    general_of_.clear();
+    Xg_.clear();
     items_ = 0;
+    multipliers_ = 0;
   }
   bool ready() const { return ready_; }
   /// Chains with fewer items than this in all are solved on the calling thread.
   static constexpr std::size_t kParallelItems = 4096;
-  /// Solves the dual at the iterate q (per body) into `lambda` (3 per item, in item order)
-  /// and y (in: H^{-1} f, out: the increment). Returns false (y unchanged) if a pivot is
-  /// singular. With a pool, groups of whole chains (independent components) are solved on
-  /// its threads, with the same result to the bit.
+  /// Solves the dual at the iterate q (per body) into `lambda` (the rows of each item, in
+  /// item order: 3 for a point link; see offset()) and y (in: H^{-1} f, out: the increment).
+  /// `item_rows` builds the rows of the general items at q (unused without any). Returns
+  /// false (y unchanged) if a pivot is singular. With a pool, groups of whole chains
+  /// (independent components) are solved on its threads, with the same result to the bit.
   bool solve(const BodyOperators& ops, const std::vector<Vec12>& q, std::vector<Vec12>& y,
-             std::vector<double>& lambda, ThreadPool* pool = nullptr);
+             std::vector<double>& lambda, const ItemRows& item_rows = {},
+             ThreadPool* pool = nullptr);
+  /// Index of item k's first multiplier in lambda (N, or N m / L for angular rows).
+  std::size_t offset(std::uint32_t k) const {
+    return offsets_.empty() ? 3 * std::size_t{k} : offsets_[k];
+  }
+  /// The rows general item k was solved with (at the last solve's iterate), or null for a
+  /// point link.
+  const std::vector<Row>* general_rows(std::uint32_t k) const;
+  /// Items that are general (not point links).
+  std::size_t general_items() const { return general_.size(); }
 
  private:
   struct Link {
@@ -59,9 +90,22 @@ class BallChainDual {
     std::uint32_t item = 0;
     std::int8_t next_side = -1;  ///< side (0 = a, 1 = b) shared with the next item, -1 at the end
     std::int8_t prev_side = -1;  ///< side shared with the previous item, -1 at the start
-    std::uint32_t kaa = 0, kbb = 0, kn = 0;  ///< K(pa, pa), K(pb, pb), signed K(p_k, p_k+1)
+    std::uint8_t m = 3;          ///< rows of the item
+    bool general = false;        ///< a general item (its data in general_[kaa])
+    /// Point links: K(pa, pa), K(pb, pb), signed K(p_k, p_k+1) in K_. A general item keeps
+    /// its index in general_ in kaa. When this item or the next is general, kn is the index
+    /// of X_k in Xg_ instead.
+    std::uint32_t kaa = 0, kbb = 0, kn = 0;
     std::uint32_t pa = 0, pb = 0;  ///< its anchors in anchors_
     std::uint32_t compliance = 0;  ///< its compliance in compliances_
+  };
+  using Block = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
+  using BlockVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+  using SideW = Eigen::Matrix<double, 12, Eigen::Dynamic, 0, 12, 6>;
+  /// A general item: its rows and W_s = H_s^{-1} G_s^T per dynamic side, rebuilt each solve.
+  struct General {
+    std::vector<Row> rows;
+    SideW W[2];
   };
   bool ready_ = false;
   std::vector<Link> links_;   ///< every chain's items in path order, concatenated
@@ -71,6 +115,11 @@ class BallChainDual {
   std::vector<double> compliances_;  ///< distinct compliances of the items
   std::vector<Mat3> K_;       ///< distinct constant blocks (identical links share one)
   std::vector<Mat3> X_;       ///< X_k = D'_k^{-1} B_k of the elimination (0 at chain ends)
+  std::size_t multipliers_ = 0;          ///< rows of all items
+  std::vector<std::size_t> offsets_;     ///< first multiplier per item; empty: 3 per item
+  std::vector<General> general_;         ///< the general items, in path order
+  std::vector<std::int32_t> general_of_; ///< per item: index in general_ or -1; empty: none
+  std::vector<Block> Xg_;                ///< X_k next to a general item
 };
 
 }  // namespace mabd::detail

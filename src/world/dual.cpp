@@ -50,10 +50,16 @@ void World::Impl::dual_solve() {
   closed_form_dual = false;
   detail::DualSolver& method = dual_method();
   dual_used = nullptr;
-  // The closed form keeps no rows: contact and attachment responses need them.
+  // The closed form keeps no row set: contact and attachment responses need one. Its general
+  // items (joints other than plain ball joints) build their rows from the joints, the only
+  // source that has such items.
+  const detail::JointRows joint_rows(joints, settings.dt);
+  const detail::ItemRows item_rows = [&](std::uint32_t k, std::vector<Row>& out) {
+    joint_rows.item_rows(k, q, out);
+  };
   if (&method == &chain_dual && ball_chain_dual.ready() && !pairs_on_joints && soft_links == 0 &&
       !soft_touch_dynamic &&
-      ball_chain_dual.solve(*this, q, y, lambda, pool.workers.get())) {
+      ball_chain_dual.solve(*this, q, y, lambda, item_rows, pool.workers.get())) {
     closed_form_dual = true;
     row_set.begin(*this, y);  // no rows (lambda: 3 per item)
     rows_stamp = ~0ull;

@@ -271,16 +271,35 @@ void World::Impl::update_joint_state() {
     }
     if (j.type == JointType::Ball && j.extras().spring) j.bend_prev = detail::ball_bend(j, qa, qb);
   }
+  // The wrench at the anchor of the generalised force fa of the multipliers on the reported
+  // body (b, or a when b is the world).
+  auto wrench_of = [&](const detail::JointModel& j, const Vec12& fa) {
+    const Vec12& qb = q[j.b >= 0 ? j.b : j.a];
+    Vec3 torque_com = Vec3::Zero();  // sum_k a_k x f_k
+    for (int k = 0; k < 3; ++k) torque_com += detail::block(qb, k).cross(fa.segment<3>(3 * k));
+    const Vec3 F = fa.tail<3>();
+    const Vec3 anchor = detail::point(qb, j.b >= 0 ? j.pb : j.pa);
+    return JointWrench{F, torque_com + (detail::affine_t(qb) - anchor).cross(F)};
+  };
   if (closed_form_dual) {
-    // Ball joints: the force lambda on body b at the anchor (-lambda when b is the world).
     for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
-      const Vec3 F(lambda[3 * ji], lambda[3 * ji + 1], lambda[3 * ji + 2]);
-      joints[ji].wrench = JointWrench{joints[ji].b >= 0 ? F : Vec3(-F), Vec3::Zero()};
+      auto& j = joints[ji];
+      const std::size_t at = ball_chain_dual.offset(ji);
+      if (const auto* rows = ball_chain_dual.general_rows(ji)) {
+        Vec12 fa = Vec12::Zero();
+        for (std::size_t r = 0; r < rows->size(); ++r) {
+          fa -= (j.b >= 0 ? (*rows)[r].gb : (*rows)[r].ga) * lambda[at + r];
+        }
+        j.wrench = wrench_of(j, fa);
+        continue;
+      }
+      // Ball joints: the force lambda on body b at the anchor (-lambda when b is the world).
+      const Vec3 F(lambda[at], lambda[at + 1], lambda[at + 2]);
+      j.wrench = JointWrench{j.b >= 0 ? F : Vec3(-F), Vec3::Zero()};
     }
     stats.joint_residual = constraint_residual();
     return;
   }
-  // Generalised force of the multipliers on the reported body, as a wrench at the anchor.
   std::vector<Vec12> force(joints.size(), Vec12::Zero());
   // Item k of the row set is joint k (the joints are the first row source).
   const auto& rows = row_set.rows;
@@ -289,16 +308,7 @@ void World::Impl::update_joint_state() {
     force[ji] -= (joints[ji].b >= 0 ? rows[r].gb : rows[r].ga) * lambda[r];
   }
   for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
-    auto& j = joints[ji];
-    const int body = j.b >= 0 ? j.b : j.a;
-    const Vec12& qb = q[body];
-    const Vec12& fa = force[ji];
-    Vec3 torque_com = Vec3::Zero();  // sum_k a_k x f_k
-    for (int k = 0; k < 3; ++k) torque_com += detail::block(qb, k).cross(fa.segment<3>(3 * k));
-    const Vec3 F = fa.tail<3>();
-    const Vec3 anchor = detail::point(qb, j.b >= 0 ? j.pb : j.pa);
-    const JointWrench end{F, torque_com + (detail::affine_t(qb) - anchor).cross(F)};
-    j.wrench = end;
+    joints[ji].wrench = wrench_of(joints[ji], force[ji]);
   }
   stats.joint_residual = constraint_residual();
 }

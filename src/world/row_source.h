@@ -23,10 +23,15 @@ class RowSource {
   /// Appends every item's rows at the iterate q (per body), each between set.begin_item and
   /// set.end_item, in item order.
   virtual void append_rows(const std::vector<Vec12>& q, RowSet& set) const = 0;
-  /// If every item is a point coincidence x_a(pa) = x_b(pb) (three rows, no inequality),
-  /// fills one PointLink per item and returns true: the closed-form ball chains can then
-  /// solve without rows (ball_chain_dual.h).
-  virtual bool point_links(std::vector<PointLink>& /*out*/) const { return false; }
+  /// If every item is either a point coincidence x_a(pa) = x_b(pb) (three rows) or at most
+  /// 6 equality rows (no inequality, no bound), fills one PointLink per item (rows > 0 for
+  /// the latter) and returns true: the closed-form chains can then solve without a row set
+  /// (ball_chain_dual.h), building only the latter's rows (item_rows).
+  virtual bool chain_items(std::vector<PointLink>& /*out*/) const { return false; }
+  /// Appends the rows of item k at the iterate q (per body); only for the general items of
+  /// chain_items.
+  virtual void item_rows(std::size_t /*k*/, const std::vector<Vec12>& /*q*/,
+                         std::vector<Row>& /*out*/) const {}
 };
 
 }  // namespace mabd::detail

@@ -19,13 +19,13 @@ void World::Impl::update_topology() {
   });
   all_chains = chain_dual.prepare(topology);
   tree_prepared = false;
-  // Chains whose items are all point links: the closed form (ball_chain_dual.h).
+  // Chains of point links and general equality items: the closed form (ball_chain_dual.h).
   ball_chain_dual.clear();
   if (!ball_chains_apply()) return;
   std::vector<detail::PointLink> links, some;
   bool all_points = true;
   for_each_row_source([&](const detail::RowSource& source) {
-    all_points = all_points && source.point_links(some);
+    all_points = all_points && source.chain_items(some);
     if (links.empty()) {
       links.swap(some);  // the first source's links: no copy
     } else {

@@ -15,7 +15,7 @@ struct Built {
   std::vector<JointId> joints;
 };
 
-Built random_chain(unsigned seed, DualSolverKind solver) {
+Built random_chain(unsigned seed, DualSolverKind solver, bool limits = true) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
   WorldSettings s;
@@ -48,7 +48,7 @@ Built random_chain(unsigned seed, DualSolverKind solver) {
       j.anchor = at;
       j.axis = Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5).normalized();
       j.axes = {dir, dir.unitOrthogonal()};
-      if (j.type == JointType::Hinge && u(rng) < 0.5) j.limits = JointLimits{-0.01, 0.01};
+      if (j.type == JointType::Hinge && u(rng) < 0.5 && limits) j.limits = JointLimits{-0.01, 0.01};
       b.joints.push_back(b.world.add_joint(j));
     }
     at += len * dir;
@@ -56,23 +56,31 @@ Built random_chain(unsigned seed, DualSolverKind solver) {
   return b;
 }
 
+/// Steps both worlds 5 times (the first with the chain solver, `closed_form`: without a
+/// row set) and returns the largest relative difference of their coordinates.
+double step_and_compare(Built& chain, Built& sparse, unsigned seed, bool closed_form) {
+  for (int step = 0; step < 5; ++step) {
+    chain.world.step();
+    sparse.world.step();
+    EXPECT_STREQ(chain.world.last_step().solver, "chain") << "seed " << seed;
+    EXPECT_STREQ(sparse.world.last_step().solver, "sparse") << "seed " << seed;
+    if (closed_form) EXPECT_EQ(chain.world.last_step().rows_ms, 0.0) << "seed " << seed;
+  }
+  double worst = 0;
+  for (std::size_t i = 0; i < chain.bodies.size(); ++i) {
+    const Vec12 a = chain.world.coordinates(chain.bodies[i]);
+    const Vec12 b = sparse.world.coordinates(sparse.bodies[i]);
+    worst = std::max(worst, (a - b).norm() / std::max(1.0, b.norm()));
+  }
+  return worst;
+}
+
 TEST(ChainSolver, MatchesSparseSolverToRoundOff) {
   double worst = 0;
   for (unsigned seed = 1; seed <= 40; ++seed) {
     Built chain = random_chain(seed, DualSolverKind::Chain);
     Built sparse = random_chain(seed, DualSolverKind::Sparse);
-    for (int step = 0; step < 5; ++step) {
-      chain.world.step();
-      sparse.world.step();
-      ASSERT_STREQ(chain.world.last_step().solver, "chain") << "seed " << seed;
-      ASSERT_STREQ(sparse.world.last_step().solver, "sparse") << "seed " << seed;
-    }
-    for (std::size_t i = 0; i < chain.bodies.size(); ++i) {
-      const Vec12 a = chain.world.coordinates(chain.bodies[i]);
-      const Vec12 b = sparse.world.coordinates(sparse.bodies[i]);
-      const double scale = std::max(1.0, b.norm());
-      worst = std::max(worst, (a - b).norm() / scale);
-    }
+    worst = std::max(worst, step_and_compare(chain, sparse, seed, false));
     for (std::size_t k = 0; k < chain.joints.size(); ++k) {
       const Vec3 fa = chain.world.joint_wrench(chain.joints[k]).force;
       const Vec3 fb = sparse.world.joint_wrench(sparse.joints[k]).force;
@@ -81,6 +89,32 @@ TEST(ChainSolver, MatchesSparseSolverToRoundOff) {
   }
   std::printf("  largest relative difference of q after 5 steps: %.3e\n", worst);
   EXPECT_LT(worst, 1e-9);
+}
+
+// Chains of every joint type without limits take the closed form with general items
+// (ball_chain_dual.h): no row set (rows_ms 0), the same step and joint wrenches, forces and
+// torques, as the sparse solver to round-off.
+TEST(ChainSolver, MixedChainsTakeTheClosedFormAndMatchSparse) {
+  double worst_q = 0, worst_w = 0;
+  int general = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    Built chain = random_chain(seed, DualSolverKind::Chain, false);
+    Built sparse = random_chain(seed, DualSolverKind::Sparse, false);
+    worst_q = std::max(worst_q, step_and_compare(chain, sparse, seed, true));
+    for (std::size_t k = 0; k < chain.joints.size(); ++k) {
+      const JointWrench wa = chain.world.joint_wrench(chain.joints[k]);
+      const JointWrench wb = sparse.world.joint_wrench(sparse.joints[k]);
+      const double scale = std::max(1.0, wb.force.norm() + wb.torque.norm());
+      const double diff = (wa.force - wb.force).norm() + (wa.torque - wb.torque).norm();
+      worst_w = std::max(worst_w, diff / scale);
+      general += chain.world.joint_type(chain.joints[k]) != JointType::Ball;
+    }
+  }
+  std::printf("  %d general items; largest relative difference after 5 steps: q %.3e, "
+              "wrench %.3e\n", general, worst_q, worst_w);
+  EXPECT_GT(general, 100);
+  EXPECT_LT(worst_q, 1e-9);
+  EXPECT_LT(worst_w, 1e-9);
 }
 
 // Worlds of several plain ball-joint chains take the closed-form 3x3 blocks of
@@ -162,16 +196,7 @@ TEST(ChainSolver, BallChainsMatchSparseSolverToRoundOff) {
   for (unsigned seed = 1; seed <= 60; ++seed) {
     Built chain = random_ball_chains(seed, DualSolverKind::Auto);
     Built sparse = random_ball_chains(seed, DualSolverKind::Sparse);
-    for (int step = 0; step < 5; ++step) {
-      chain.world.step();
-      sparse.world.step();
-      ASSERT_STREQ(chain.world.last_step().solver, "chain") << "seed " << seed;
-    }
-    for (std::size_t i = 0; i < chain.bodies.size(); ++i) {
-      const Vec12 a = chain.world.coordinates(chain.bodies[i]);
-      const Vec12 b = sparse.world.coordinates(sparse.bodies[i]);
-      worst_q = std::max(worst_q, (a - b).norm() / std::max(1.0, b.norm()));
-    }
+    worst_q = std::max(worst_q, step_and_compare(chain, sparse, seed, true));
     for (std::size_t k = 0; k < chain.joints.size(); ++k) {
       const JointWrench wa = chain.world.joint_wrench(chain.joints[k]);
       const JointWrench wb = sparse.world.joint_wrench(sparse.joints[k]);

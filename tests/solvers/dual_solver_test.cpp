@@ -3,6 +3,7 @@
 // randomly rotated bodies supplied through BodyOperators.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -35,9 +36,13 @@ struct Problem {
   DualTopology topology;
   std::vector<Vec12> y;  ///< H^{-1} f per body
   RowSet rows;
+  std::vector<std::vector<Row>> item_rows;  ///< the rows of each general item (else empty)
 };
 
-void build(Problem& p, const TestBodies& ops, const std::vector<Edge>& edges, std::mt19937& rng) {
+/// Items listed in `general` get 1 + k % 6 random equality rows instead (k the item, every
+/// other row compliant), kept in p.item_rows.
+void build(Problem& p, const TestBodies& ops, const std::vector<Edge>& edges, std::mt19937& rng,
+           const std::vector<int>& general = {}) {
   std::uniform_real_distribution<double> u(-0.5, 0.5);
   const int n = static_cast<int>(ops.body_count());
   p.topology.movable.assign(n, 1);
@@ -45,11 +50,28 @@ void build(Problem& p, const TestBodies& ops, const std::vector<Edge>& edges, st
   for (int i = 0; i < n; ++i) p.y.push_back(Vec12::NullaryExpr([&] { return 1e-3 * u(rng); }));
   const Vec12 world_q = make_q(Mat3::Identity(), Vec3::Zero());
   p.rows.begin(ops, p.y);
+  p.item_rows.assign(edges.size(), {});
   for (const Edge& e : edges) {
-    PointLink l{e.a, e.b, Vec3(u(rng), u(rng), u(rng)), Vec3(u(rng), u(rng), u(rng)),
-                p.links.size() % 3 == 0 ? 1e-7 : 0.0};
-    p.links.push_back(l);
+    const int k = static_cast<int>(p.links.size());
     p.rows.begin_item(e.a, e.b);
+    if (std::find(general.begin(), general.end(), k) != general.end()) {
+      const int m = 1 + k % 6;
+      for (int r = 0; r < m; ++r) {
+        Row row;
+        row.ga = Vec12::NullaryExpr([&] { return u(rng); });
+        row.gb = Vec12::NullaryExpr([&] { return u(rng); });
+        row.c = 1e-3 * u(rng);
+        row.compliance = r % 2 == 0 ? 1e-7 : 0.0;
+        p.item_rows[k].push_back(row);
+        p.rows.rows.push_back(row);
+      }
+      p.links.push_back({e.a, e.b, Vec3::Zero(), Vec3::Zero(), 0.0, m});
+      p.rows.end_item();
+      continue;
+    }
+    PointLink l{e.a, e.b, Vec3(u(rng), u(rng), u(rng)), Vec3(u(rng), u(rng), u(rng)),
+                k % 3 == 0 ? 1e-7 : 0.0};
+    p.links.push_back(l);
     const std::size_t first = p.rows.rows.size();
     add_point_rows(e.a >= 0 ? ops.q()[e.a] : world_q, e.b >= 0 ? ops.q()[e.b] : world_q, l.pa,
                    l.pb, p.rows.rows);
@@ -261,6 +283,18 @@ TEST(DualSolvers, IterativeMatchesDenseAndReportsIterations) {
   EXPECT_EQ(cg.result().iterations, 0);
 }
 
+/// The increments y match dq = y - H^{-1} G^T lambda of the dense multipliers, body by body.
+void expect_increments(const Problem& p, const BodyOperators& ops, const Eigen::VectorXd& ref,
+                       const std::vector<Vec12>& y) {
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    Vec12 f = Vec12::Zero();
+    for (int r : p.rows.rows_of[i]) f += p.rows.g_of(r, i) * ref[r];
+    const Vec12 expect = p.y[i] - ops.solve_body(i, f);
+    EXPECT_LT((y[i] - expect).lpNorm<Eigen::Infinity>(),
+              1e-9 * expect.lpNorm<Eigen::Infinity>() + 1e-15) << "body " << i;
+  }
+}
+
 TEST(BallChainDual, MatchesDenseMultipliersAndIncrement) {
   std::mt19937 rng(11);
   TestBodies ops(25, rng);
@@ -277,14 +311,58 @@ TEST(BallChainDual, MatchesDenseMultipliersAndIncrement) {
   ASSERT_TRUE(ball.solve(ops, ops.q(), y, lambda));
   const Eigen::VectorXd got = Eigen::Map<const Eigen::VectorXd>(lambda.data(), lambda.size());
   EXPECT_LT(relative_difference(got, ref), 1e-9);
-  // dq = y - H^{-1} G^T lambda, body by body.
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    Vec12 f = Vec12::Zero();
-    for (int r : p.rows.rows_of[i]) f += p.rows.g_of(r, i) * ref[r];
-    const Vec12 expect = p.y[i] - ops.solve_body(i, f);
-    EXPECT_LT((y[i] - expect).lpNorm<Eigen::Infinity>(),
-              1e-9 * expect.lpNorm<Eigen::Infinity>() + 1e-15);
+  expect_increments(p, ops, ref, y);
+}
+
+// Chains that mix point links with general items (1 to 6 random equality rows, some
+// compliant): the general items at chain ends, next to the world, next to each other and
+// alone between point links. The variable-size blocks give the dense multipliers (item order,
+// BallChainDual::offset) and increments.
+TEST(BallChainDual, GeneralItemsMatchDense) {
+  std::mt19937 rng(17);
+  const int n = 30;
+  TestBodies ops(n, rng);
+  // Three chains: bodies 0-9 hang from the world, 10-19 are free, 20-29 hang from the world
+  // at both ends.
+  std::vector<Edge> edges{{-1, 0}};
+  for (int k = 1; k < 10; ++k) edges.push_back({k - 1, k});
+  for (int k = 11; k < 20; ++k) edges.push_back({k, k - 1});  // sides in the other order
+  edges.push_back({-1, 20});
+  for (int k = 21; k < 30; ++k) edges.push_back({k - 1, k});
+  edges.push_back({29, -1});
+  const std::vector<int> general{0, 1, 5, 9, 10, 11, 12, 18, 19, 28};  // by item
+  Problem p;
+  build(p, ops, edges, rng, general);
+  const Eigen::VectorXd ref = dense_solve(p.rows, ops);
+  ChainDual chain;
+  ASSERT_TRUE(chain.prepare(p.topology));
+  ASSERT_EQ(chain.chains().size(), 3u);
+  BallChainDual mixed;
+  mixed.prepare(chain.chains(), p.links, ops);
+  ASSERT_TRUE(mixed.ready());
+  EXPECT_EQ(mixed.general_items(), general.size());
+  const ItemRows rows_of = [&](std::uint32_t k, std::vector<Row>& out) {
+    out.insert(out.end(), p.item_rows[k].begin(), p.item_rows[k].end());
+  };
+  {
+    std::vector<Vec12> y = p.y;
+    std::vector<double> lambda;
+    ASSERT_TRUE(mixed.solve(ops, ops.q(), y, lambda, rows_of));
+    ASSERT_EQ(lambda.size(), static_cast<std::size_t>(ref.size()));
+    const Eigen::VectorXd got = Eigen::Map<const Eigen::VectorXd>(lambda.data(), lambda.size());
+    EXPECT_LT(relative_difference(got, ref), 1e-9);
+    for (std::size_t k = 0; k < edges.size(); ++k) {
+      EXPECT_EQ(mixed.offset(static_cast<std::uint32_t>(k)), p.rows.item_begin[k]) << k;
+      EXPECT_EQ(mixed.general_rows(static_cast<std::uint32_t>(k)) != nullptr,
+                !p.item_rows[k].empty()) << k;
+    }
+    expect_increments(p, ops, ref, y);
   }
+  // Without its rows a general item cannot be solved: the caller falls back.
+  std::vector<Vec12> y = p.y;
+  std::vector<double> lambda;
+  EXPECT_FALSE(mixed.solve(ops, ops.q(), y, lambda));
+  EXPECT_EQ(y, p.y);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // extra rows, and point links only for plain ball joints.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -44,6 +45,16 @@ JointModel ball(int a, int b, const Vec3& pa, const Vec3& pb, double compliance)
   return j;
 }
 
+/// The row set of `source` at q, with right-hand sides for the increments y.
+RowSet row_set_of(const JointRows& source, const BodyOperators& ops, const std::vector<Vec12>& q,
+                  const std::vector<Vec12>& y) {
+  RowSet set;
+  set.begin(ops, y);
+  source.append_rows(q, set);
+  set.finish();
+  return set;
+}
+
 TEST(JointRows, OneItemPerJointWithItsRowsAndRightHandSides) {
   // World - body 0 - body 1, the bodies displaced so that the joints are violated.
   std::vector<JointModel> joints{ball(-1, 0, Vec3(0, 0, 1), Vec3(0, 0, 0.5), 1e-6),
@@ -55,12 +66,8 @@ TEST(JointRows, OneItemPerJointWithItsRowsAndRightHandSides) {
   ASSERT_EQ(source.items(), 2u);
   EXPECT_EQ(source.item_bodies(0).a, -1);
   EXPECT_EQ(source.item_bodies(1).b, 1);
-
-  IdentityBodies ops(2);
-  RowSet set;
-  set.begin(ops, y);
-  source.append_rows(q, set);
-  set.finish();
+  const IdentityBodies ops(2);
+  const RowSet set = row_set_of(source, ops, q, y);
   ASSERT_EQ(set.items(), 2u);
   ASSERT_EQ(set.size(), 6);
   // C = x_a(pa) - x_b(pb): joint 0: (0,0,1) - (0.1,0,1); joint 1: (0.1,0,0) - (0,0.2,0).
@@ -80,10 +87,10 @@ TEST(JointRows, OneItemPerJointWithItsRowsAndRightHandSides) {
   EXPECT_EQ(set.rows_of[1].size(), 3u);
 }
 
-TEST(JointRows, PointLinksOnlyForPlainBallJoints) {
+TEST(JointRows, ChainItemsForJointsWithoutExtras) {
   std::vector<JointModel> joints{ball(-1, 0, Vec3(0, 0, 1), Vec3(0, 0, 0.5), 2e-7)};
   std::vector<PointLink> links;
-  ASSERT_TRUE(JointRows(joints, 0.01).point_links(links));
+  ASSERT_TRUE(JointRows(joints, 0.01).chain_items(links));
   ASSERT_EQ(links.size(), 1u);
   EXPECT_EQ(links[0].pb, Vec3(0, 0, 0.5));
   EXPECT_EQ(links[0].compliance, 2e-7);
@@ -91,10 +98,34 @@ TEST(JointRows, PointLinksOnlyForPlainBallJoints) {
   auto extras = std::make_shared<JointExtras>();
   extras->spring = JointSpring{};
   joints[0].ex = extras;
-  EXPECT_FALSE(JointRows(joints, 0.01).point_links(links));
+  EXPECT_FALSE(JointRows(joints, 0.01).chain_items(links));
+  // Other joint types are general items of their type rows, with the joint's compliance.
+  // They are the rows append_rows gives the item.
   joints[0].ex.reset();
   joints[0].type = JointType::Fixed;
-  EXPECT_FALSE(JointRows(joints, 0.01).point_links(links));
+  joints[0].base_rows = 6;
+  auto axes = std::make_shared<JointAxes>();
+  for (int k = 0; k < 3; ++k) axes->ea[k] = axes->eb[k] = Vec3::Unit(k);
+  joints[0].ax = axes;
+  const JointRows source(joints, 0.01);
+  ASSERT_TRUE(source.chain_items(links));
+  EXPECT_EQ(links[0].rows, 6);
+  const Mat3 turned = Eigen::AngleAxisd(0.1, Vec3(1, 2, 3).normalized()).toRotationMatrix();
+  const std::vector<Vec12> q{make_q(turned, Vec3(0.1, 0, 0.5))};
+  std::vector<Row> rows;
+  source.item_rows(0, q, rows);
+  const IdentityBodies ops(1);
+  const RowSet set = row_set_of(source, ops, q, {Vec12::Zero()});
+  ASSERT_EQ(rows.size(), 6u);
+  ASSERT_EQ(set.size(), 6);
+  for (int r = 0; r < 6; ++r) {
+    EXPECT_EQ(rows[r].kind, RowKind::Equality);
+    EXPECT_EQ(rows[r].compliance, 2e-7);
+    EXPECT_EQ(rows[r].c, set.rows[r].c);
+    EXPECT_EQ(rows[r].ga, set.rows[r].ga);
+    EXPECT_EQ(rows[r].gb, set.rows[r].gb);
+  }
+  EXPECT_GT(std::abs(rows[4].c), 1e-3);  // the turn shows in the rotation rows
 }
 
 }  // namespace

@@ -60,7 +60,9 @@ TEST(Threads, ContactSceneIsBitIdentical) {
 
 // 500 separate pendulum chains of 10 boxes (5000 bodies, ball joints, the first pinned to
 // the world), released at an angle: independent components, solved by range of whole chains.
-World many_chains(int threads) {
+// With `welded`, every other chain ends in a link welded to the one before (a fixed joint, a
+// general item of the closed form).
+World many_chains(int threads, bool welded = false) {
   WorldSettings s;
   s.dt = 1e-2;
   s.threads = threads;
@@ -77,7 +79,7 @@ World many_chains(int threads) {
       b.orientation = Quat::FromTwoVectors(Vec3::UnitX(), dir);
       const BodyId id = w.add_body(b);
       JointDef j;
-      j.type = JointType::Ball;
+      j.type = welded && c % 2 == 1 && k == 9 ? JointType::Fixed : JointType::Ball;
       j.body_a = prev;
       j.body_b = id;
       j.anchor = origin + 0.1 * k * dir;
@@ -95,6 +97,21 @@ TEST(Threads, IndependentChainsAreBitIdentical) {
     two.step();
   }
   EXPECT_STREQ(one.last_step().solver, "chain");
+  EXPECT_LT(one.last_step().joint_residual, 1e-9);
+  for (std::uint32_t i = 0; i < one.body_count(); ++i) {
+    const Vec12 qa = one.coordinates(BodyId{i}), qb = two.coordinates(BodyId{i});
+    for (int k = 0; k < 12; ++k) ASSERT_EQ(qa[k], qb[k]) << "body " << i << " q[" << k << "]";
+  }
+}
+
+TEST(Threads, IndependentWeldedChainsAreBitIdentical) {
+  World one = many_chains(1, true), two = many_chains(2, true);
+  for (int s = 0; s < 30; ++s) {
+    one.step();
+    two.step();
+  }
+  EXPECT_STREQ(one.last_step().solver, "chain");
+  EXPECT_EQ(one.last_step().rows_ms, 0.0);  // the closed form, with general items
   EXPECT_LT(one.last_step().joint_residual, 1e-9);
   for (std::uint32_t i = 0; i < one.body_count(); ++i) {
     const Vec12 qa = one.coordinates(BodyId{i}), qb = two.coordinates(BodyId{i});
