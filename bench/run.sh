@@ -7,6 +7,9 @@ export OMP_NUM_THREADS=1  # single thread (CHOLMOD would use OpenMP)
 cd "$(dirname "$0")/.."
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
 echo
+echo "== the machine: streaming bandwidth and clock, one thread (bench/machine_bench) =="
+"$build/bench/machine_bench" --benchmark_format=console
+echo
 echo "== single body, 10K steps at h = 0.01 s (paper Fig. performance) =="
 "$build/bench/single_body_bench" --benchmark_format=console
 echo
