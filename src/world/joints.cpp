@@ -1,5 +1,6 @@
 // Joints in the World: validation and compilation of JointDef into body-local quantities,
 // joint state after a step, and joint queries.
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -300,15 +301,20 @@ void World::Impl::update_joint_state() {
     stats.joint_residual = constraint_residual();
     return;
   }
-  std::vector<Vec12> force(joints.size(), Vec12::Zero());
-  // Item k of the row set is joint k (the joints are the first row source).
+  // Item k of the row set is joint k (the joints are the first row source), its rows
+  // [item_begin[k], item_begin[k + 1]).
   const auto& rows = row_set.rows;
-  for (std::size_t r = 0; r < rows.size() && r < lambda.size(); ++r) {
-    const std::uint32_t ji = row_set.row_item[r];
-    force[ji] -= (joints[ji].b >= 0 ? rows[r].gb : rows[r].ga) * lambda[r];
-  }
+  const std::size_t items = row_set.items();
   for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
-    joints[ji].wrench = wrench_of(joints[ji], force[ji]);
+    auto& j = joints[ji];
+    Vec12 fa = Vec12::Zero();
+    if (ji < items) {
+      const std::size_t end = std::min(row_set.item_begin[ji + 1], lambda.size());
+      for (std::size_t r = row_set.item_begin[ji]; r < end; ++r) {
+        fa -= (j.b >= 0 ? rows[r].gb : rows[r].ga) * lambda[r];
+      }
+    }
+    j.wrench = wrench_of(j, fa);
   }
   stats.joint_residual = constraint_residual();
 }
