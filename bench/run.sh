@@ -15,7 +15,7 @@ echo "== single body, 10K steps at h = 0.01 s (paper Fig. performance) =="
 echo
 echo "== mabd bench on scenes =="
 for scene in scenes/spinning_cylinder.json scenes/t_handle.json scenes/demo.json \
-             scenes/pendulum.json scenes/heavy_chain.json; do
+             scenes/pendulum.json scenes/heavy_chain.json scenes/welded_chain.json; do
   "$build/mabd" bench "$scene"
 done
 echo
