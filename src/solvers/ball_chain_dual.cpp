@@ -144,7 +144,7 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
         link.m = static_cast<std::uint8_t>(j.rows);
         link.kaa = static_cast<std::uint32_t>(general_.size());
         general_of_[chain[k]] = static_cast<std::int32_t>(general_.size());
-        general_.push_back(General{});
+        general_.push_back(General{at, {}, {}});
       } else {
         link.pa = anchor_id(j.pa);
         link.pb = anchor_id(j.pb);
@@ -208,9 +208,8 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
   // The general items' rows at q, and W_s = H_s^{-1} G_s^T of each dynamic side.
   if (!general_.empty()) {
     if (!item_rows) return false;
-    for (const Link& l : links_) {
-      if (!l.general) continue;
-      General& g = general_[l.kaa];
+    for (General& g : general_) {
+      const Link& l = links_[g.at];
       g.rows.clear();
       item_rows(l.item, g.rows);
       if (g.rows.size() != l.m) return false;

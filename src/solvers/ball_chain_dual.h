@@ -104,6 +104,7 @@ class BallChainDual {
   using SideW = Eigen::Matrix<double, 12, Eigen::Dynamic, 0, 12, 6>;
   /// A general item: its rows and W_s = H_s^{-1} G_s^T per dynamic side, rebuilt each solve.
   struct General {
+    std::size_t at = 0;  ///< its position in links_
     std::vector<Row> rows;
     SideW W[2];
   };
