@@ -114,7 +114,7 @@ void World::Impl::advance(bool trial) {
     guard.joints_seen = joints.size();
     guard.bodies_seen = bodies.size();
   }
-  start_contact_energy();
+  start_energy_check();
   stats.predict_ms = ms_since(t_phase);
   int iterations = 0;
   double residual = 0;
@@ -169,8 +169,8 @@ void World::Impl::advance(bool trial) {
   // Up to four more iterations: limits hold to the tolerance (a step that still violates one,
   // its rows nonlinear in q and linearised once per iteration, iterates again), and joint
   // loops take one more while the remainder of the capped iterations drifts their energy
-  // (LoopGuard), or to measure that drift when due. A step whose contact bodies gained energy
-  // (contact_energy_excess) iterates on while its increments are above the tolerance, up to
+  // (LoopGuard), or to measure that drift when due. A step whose checked bodies gained energy
+  // (energy_excess) iterates on while its increments are above the tolerance, up to
   // kEnergyNewtonCap iterations in all: a fast impact on a jointed net can take ten. Once
   // the increments are within the tolerance the iterate no longer moves, and more
   // iterations cannot remove the gain.
@@ -179,7 +179,7 @@ void World::Impl::advance(bool trial) {
   for (int extra = 0;; ++extra) {
     bool more = loop_extra || checked([&] { return limit_violation(); }) > settings.tolerance;
     if (more && extra >= 4) break;
-    if (!more && checked([&] { return contact_energy_excess(); })) {
+    if (!more && checked([&] { return energy_excess(); })) {
       more = residual > settings.tolerance;
       if (more && iterations >= kEnergyNewtonCap) {
         if (!trial && !energy_cap_reported) {
@@ -188,7 +188,7 @@ void World::Impl::advance(bool trial) {
           m << "step " << steps + 1 << ": the Newton loop stopped at " << iterations
             << " iterations with ";
           if (settings.time_integration == TimeIntegration::ImplicitEuler) {
-            m << "the bodies in contact holding " << contact_energy_gain()
+            m << "its bodies holding " << energy_gain()
               << " J more than at the step's start plus the moving colliders' work";
           } else {
             m << "the contact bodies' elastic energy above what the step can give them";
@@ -239,10 +239,12 @@ void World::Impl::advance(bool trial) {
   stats.finish_ms = ms_since(t_phase);
 }
 
-void World::Impl::start_contact_energy() {
+void World::Impl::start_energy_check() {
   impact_bodies.clear();
   impact_elastic0 = impact_budget = 0;
-  if (contact_bodies.empty() && pair_contacts.empty()) return;
+  energy_check = false;
+  const bool implicit_euler = settings.time_integration == TimeIntegration::ImplicitEuler;
+  if (contact_bodies.empty() && pair_contacts.empty() && !implicit_euler) return;
   for (const auto& cb : contact_bodies) impact_bodies.push_back(cb.body);
   for (const auto& c : pair_contacts) {
     impact_bodies.push_back(c.a);
@@ -251,15 +253,66 @@ void World::Impl::start_contact_energy() {
   std::sort(impact_bodies.begin(), impact_bodies.end());
   impact_bodies.erase(std::unique(impact_bodies.begin(), impact_bodies.end()),
                       impact_bodies.end());
-  for (std::uint32_t i : impact_bodies) impact_elastic0 += elastic(i, q_prev[i]);
-  // Kinetic energy at the start of the bodies in the contact bodies' articulations (what can
-  // flow into them through contacts and joints), and gravity's work on them up to the first
-  // iterate (the inertial prediction), with a margin for that iterate's own motion. Other
-  // bodies reach them only through contacts, which carry their own bodies' energy.
   update_articulations();
+  // Articulations that work from outside reaches: velocity and effort drives, applied wrenches
+  // and wind (no potential accounts for them), and joints to a kinematic body.
+  std::vector<char>& worked = impact_worked;
+  worked.assign(bodies.size(), 0);
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    if (bodies[i].dynamic() && loaded[i] >= 0) worked[articulation[i]] = 1;
+  }
+  for (const auto& j : joints) {
+    const bool velocity_drive =
+        j.ex && j.extras().drive && j.extras().drive->mode == DriveMode::Velocity;
+    const bool to_kinematic = (j.a >= 0 && bodies[j.a].info.kind == BodyKind::Kinematic) ||
+                              (j.b >= 0 && bodies[j.b].info.kind == BodyKind::Kinematic);
+    if (!velocity_drive && !to_kinematic) continue;
+    for (int side : {j.a, j.b}) {
+      if (side >= 0 && bodies[side].dynamic()) worked[articulation[side]] = 1;
+    }
+  }
+  // The reach: the contact bodies' articulations (what can flow into them through contacts
+  // and joints; other bodies reach them only through contacts, which carry their own
+  // bodies' energy), unchecked as a whole when outside work reaches one of them. Under
+  // implicit Euler, which only removes energy, every other articulation without outside work
+  // too: one linearised iteration can gain energy without a contact (a heavy end whipped
+  // round on a light chain).
+  // impact_reach per articulation: 1 the contact reach, 2 another checked one, 0 unchecked.
   std::vector<char>& in_reach = impact_reach;
   in_reach.assign(bodies.size(), 0);
-  for (std::uint32_t i : impact_bodies) in_reach[articulation[i]] = 1;
+  bool contacts_checked = true;
+  for (std::uint32_t i : impact_bodies) {
+    in_reach[articulation[i]] = 1;
+    contacts_checked = contacts_checked && !worked[articulation[i]];
+  }
+  constexpr char kDropped = 3;
+  if (!contacts_checked) {
+    for (std::uint32_t i : impact_bodies) in_reach[articulation[i]] = kDropped;
+    impact_bodies.clear();
+  }
+  if (implicit_euler) {
+    // (Soft bodies' attachments exchange energy with their bodies: those worlds iterate to
+    // the soft bodies' tolerance instead.)
+    for (std::size_t i = 0; i < bodies.size() && soft_bodies.empty(); ++i) {
+      const std::uint32_t art = articulation[i];
+      if (bodies[i].dynamic() && in_reach[art] == 0 && !worked[art]) in_reach[art] = 2;
+    }
+    for (char& r : in_reach) r = r == kDropped ? 0 : r;
+    for (std::size_t i = 0; i < bodies.size() && !energy_check; ++i) {
+      energy_check = bodies[i].dynamic() && in_reach[articulation[i]] != 0;
+    }
+    if (energy_check) impact_energy0 = impact_energy(true);
+    return;
+  }
+  if (!contacts_checked) {
+    in_reach.assign(bodies.size(), 0);
+    return;
+  }
+  energy_check = !impact_bodies.empty();
+  // Generalized-alpha: the contact bodies' elastic energy may rise by the kinetic energy at the
+  // start of the bodies in reach and gravity's work on them up to the first iterate (the
+  // inertial prediction), with a margin for that iterate's own motion.
+  for (std::uint32_t i : impact_bodies) impact_elastic0 += elastic(i, q_prev[i]);
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     const auto& b = bodies[i];
     if (!b.dynamic() || !in_reach[articulation[i]]) continue;
@@ -271,22 +324,6 @@ void World::Impl::start_contact_energy() {
                                                             detail::affine_t(q_prev[i])));
   }
   impact_budget = 2 * impact_budget + 1e-9;
-  // Velocity and effort drives, applied wrenches and wind do work that no potential accounts
-  // for: no check.
-  for (std::size_t i = 0; i < bodies.size(); ++i) {
-    if (bodies[i].dynamic() && in_reach[articulation[i]] && loaded[i] >= 0) {
-      impact_bodies.clear();
-      return;
-    }
-  }
-  for (const auto& j : joints) {
-    if (!j.ex || !j.extras().drive || j.extras().drive->mode != DriveMode::Velocity) continue;
-    if (joint_in_reach(j)) {
-      impact_bodies.clear();
-      return;
-    }
-  }
-  if (settings.time_integration == TimeIntegration::ImplicitEuler) impact_energy0 = impact_energy(true);
 }
 
 double World::Impl::impact_energy(bool at_start) const {
@@ -361,19 +398,17 @@ double World::Impl::kinematic_work() const {
   return work;
 }
 
-double World::Impl::contact_energy_gain() const {
-  if (impact_bodies.empty() || settings.time_integration != TimeIntegration::ImplicitEuler) {
-    return 0;
-  }
+double World::Impl::energy_gain() const {
+  if (!energy_check || settings.time_integration != TimeIntegration::ImplicitEuler) return 0;
   return impact_energy(false) - impact_energy0 - kinematic_work();
 }
 
-bool World::Impl::contact_energy_excess() const {
-  if (impact_bodies.empty()) return false;
+bool World::Impl::energy_excess() const {
+  if (!energy_check) return false;
   if (settings.time_integration == TimeIntegration::ImplicitEuler) {
     // Implicit Euler only removes energy: an iterate with more than the step began with, plus
     // what moving colliders put in, is not converged (a hard impact linearised once).
-    return contact_energy_gain() > 1e-9 * (std::abs(impact_energy0) + 1.0);
+    return energy_gain() > 1e-9 * (std::abs(impact_energy0) + 1.0);
   }
   double e = 0;
   for (std::uint32_t i : impact_bodies) e += elastic(i, q[i]);

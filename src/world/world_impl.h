@@ -552,16 +552,20 @@ struct World::Impl final : detail::BodyOperators {
   /// Effort drives' force (N) and torque (N m) per body (empty when none acts), for predict().
   std::vector<Vec3> effort_force, effort_torque;
   void gather_efforts();
-  void start_contact_energy();
-  /// True if the step is not converged at a contact: implicit Euler, the energy in reach
-  /// (impact_energy) rose above its start plus the kinematic colliders' work on it
-  /// (kinematic_work); generalized-alpha, the contact bodies' elastic energy rose by more
-  /// than the budget. One Newton iteration can leave a hard impact's rotation and a stiff
-  /// body crushed by a contact force linearised; the step takes more.
-  bool contact_energy_excess() const;
+  /// Sets up the step's energy check (energy_excess): the reach (impact_reach), its energy at
+  /// the start, and for generalized-alpha the contact bodies' elastic energy and budget.
+  void start_energy_check();
+  bool energy_check = false;          ///< this step's energy is checked
+  std::vector<char> impact_worked;    ///< its scratch: per articulation, work from outside
+  /// True if the step is not converged: implicit Euler, the energy in reach (impact_energy)
+  /// rose above its start plus the kinematic colliders' work on it (kinematic_work);
+  /// generalized-alpha, the contact bodies' elastic energy rose by more than the budget. One
+  /// Newton iteration can leave a hard impact's rotation, a stiff body crushed by a contact
+  /// force or a whipped link linearised; the step takes more.
+  bool energy_excess() const;
   /// Energy (J) the step at the current iterate holds beyond its start plus the kinematic
-  /// colliders' work (implicit Euler; 0 without contact bodies or for generalized-alpha).
-  double contact_energy_gain() const;
+  /// colliders' work (implicit Euler; 0 without a check or for generalized-alpha).
+  double energy_gain() const;
   /// Work (J) the kinematic colliders did on the bodies over the step at the current iterate:
   /// each active contact's force on its body (from its multipliers) times the travel of the
   /// collider's contact point from q_prev to q. Implicit Euler applies the step's end force
@@ -569,8 +573,7 @@ struct World::Impl final : detail::BodyOperators {
   /// motion relative to the collider is never positive, so the bodies' energy cannot rise by
   /// more than this.
   double kinematic_work() const;
-  /// Newton iterations in all that a step whose contact energy rises (contact_energy_excess)
-  /// may take while its increments are still above the tolerance.
+  /// Newton iterations in all that a step whose energy rises (energy_excess) may take while its increments are still above the tolerance.
   static constexpr int kEnergyNewtonCap = 24;
   bool energy_cap_reported = false;  ///< a step ended at kEnergyNewtonCap with a gain (warned once)
   double constraint_residual() const;
