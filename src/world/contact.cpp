@@ -571,15 +571,13 @@ std::vector<ContactInfo> World::contacts() const {
   std::vector<ContactInfo> out;
   for (const auto& c : w.contacts) {
     if (!c.active) continue;
-    const Mat3 Ac = detail::affine_A(w.q[c.collider]);
-    const Vec3 n = Ac * c.nc, t1 = Ac * c.t1c, t2 = Ac * c.t2c;
     ContactInfo info;
     info.body = BodyId{c.body};
     info.collider = BodyId{c.collider};
     info.point = detail::point(w.q[c.body], c.p);
-    info.normal = n;
+    info.normal = detail::affine_A(w.q[c.collider]) * c.nc;
     info.depth = -w.normal_gap(c, w.q[c.body]);
-    info.force = -(c.lambda[0] * n + c.lambda[1] * t1 + c.lambda[2] * t2);
+    info.force = w.contact_force(c);
     info.sliding = c.sliding;
     out.push_back(info);
   }

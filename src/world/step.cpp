@@ -277,38 +277,31 @@ void World::Impl::start_energy_check() {
   // implicit Euler, which only removes energy, every other articulation without outside work
   // too: one linearised iteration can gain energy without a contact (a heavy end whipped
   // round on a light chain).
-  // impact_reach per articulation: 1 the contact reach, 2 another checked one, 0 unchecked.
-  std::vector<char>& in_reach = impact_reach;
-  in_reach.assign(bodies.size(), 0);
   bool contacts_checked = true;
-  for (std::uint32_t i : impact_bodies) {
-    in_reach[articulation[i]] = 1;
-    contacts_checked = contacts_checked && !worked[articulation[i]];
-  }
-  constexpr char kDropped = 3;
+  for (std::uint32_t i : impact_bodies) contacts_checked &= !worked[articulation[i]];
   if (!contacts_checked) {
-    for (std::uint32_t i : impact_bodies) in_reach[articulation[i]] = kDropped;
+    // Outside work reaches the contact reach through its contacts: all of it goes unchecked.
+    for (std::uint32_t i : impact_bodies) worked[articulation[i]] = 1;
     impact_bodies.clear();
   }
+  std::vector<char>& in_reach = impact_reach;
+  in_reach.assign(bodies.size(), 0);
+  for (std::uint32_t i : impact_bodies) in_reach[articulation[i]] = 1;
+  energy_check = !impact_bodies.empty();
   if (implicit_euler) {
     // (Soft bodies' attachments exchange energy with their bodies: those worlds iterate to
     // the soft bodies' tolerance instead.)
     for (std::size_t i = 0; i < bodies.size() && soft_bodies.empty(); ++i) {
       const std::uint32_t art = articulation[i];
-      if (bodies[i].dynamic() && in_reach[art] == 0 && !worked[art]) in_reach[art] = 2;
-    }
-    for (char& r : in_reach) r = r == kDropped ? 0 : r;
-    for (std::size_t i = 0; i < bodies.size() && !energy_check; ++i) {
-      energy_check = bodies[i].dynamic() && in_reach[articulation[i]] != 0;
+      if (bodies[i].dynamic() && !in_reach[art] && !worked[art]) {
+        in_reach[art] = 1;
+        energy_check = true;
+      }
     }
     if (energy_check) impact_energy0 = impact_energy(true);
     return;
   }
-  if (!contacts_checked) {
-    in_reach.assign(bodies.size(), 0);
-    return;
-  }
-  energy_check = !impact_bodies.empty();
+  if (!energy_check) return;
   // Generalized-alpha: the contact bodies' elastic energy may rise by the kinetic energy at the
   // start of the bodies in reach and gravity's work on them up to the first iterate (the
   // inertial prediction), with a margin for that iterate's own motion.
@@ -390,10 +383,8 @@ double World::Impl::kinematic_work() const {
   double work = 0;
   for (const auto& c : contacts) {
     if (!c.active || bodies[c.collider].info.kind != BodyKind::Kinematic) continue;
-    const Mat3 Ac = detail::affine_A(q[c.collider]);
-    const Vec3 force = -(c.lambda[0] * (Ac * c.nc) + c.lambda[1] * (Ac * c.t1c) +
-                         c.lambda[2] * (Ac * c.t2c));
-    work += force.dot(detail::point(q[c.collider], c.pc) - detail::point(q_prev[c.collider], c.pc));
+    work += contact_force(c).dot(detail::point(q[c.collider], c.pc) -
+                                 detail::point(q_prev[c.collider], c.pc));
   }
   return work;
 }

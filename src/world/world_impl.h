@@ -346,6 +346,12 @@ struct World::Impl final : detail::BodyOperators {
     const Vec3 n = detail::affine_A(qc) * c.nc;
     return n.dot(detail::point(qi, c.pn) - detail::point(qc, c.pcn));
   }
+  /// Force (N, world) collider contact c applies to its body, from its multipliers and the
+  /// collider's current pose: normal plus friction.
+  Vec3 contact_force(const Contact& c) const {
+    const Mat3 Ac = detail::affine_A(q[c.collider]);
+    return -(c.lambda[0] * (Ac * c.nc) + c.lambda[1] * (Ac * c.t1c) + c.lambda[2] * (Ac * c.t2c));
+  }
   /// After the dual solve: the contact multipliers from the increments, the active set and
   /// the friction cone. Returns true if a set changed (the caller rebuilds the `dirty` bodies'
   /// operators and solves again).
@@ -573,7 +579,8 @@ struct World::Impl final : detail::BodyOperators {
   /// motion relative to the collider is never positive, so the bodies' energy cannot rise by
   /// more than this.
   double kinematic_work() const;
-  /// Newton iterations in all that a step whose energy rises (energy_excess) may take while its increments are still above the tolerance.
+  /// Newton iterations in all that a step whose energy rises (energy_excess) may take while
+  /// its increments are still above the tolerance.
   static constexpr int kEnergyNewtonCap = 24;
   bool energy_cap_reported = false;  ///< a step ended at kEnergyNewtonCap with a gain (warned once)
   double constraint_residual() const;
