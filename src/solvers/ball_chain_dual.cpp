@@ -4,7 +4,9 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "body/affine.h"
@@ -13,6 +15,19 @@
 namespace mabd::detail {
 
 namespace {
+
+/// Key of an anchor up to round-off: its coordinates on a grid of 2^-40 of its largest one.
+/// A chain generated along a curve holds the same anchors in every link's body frame with
+/// different round-off; one value shares their constant blocks (the difference, about 1e-16
+/// of the anchor, is below any joint residual).
+std::array<std::int64_t, 4> anchor_key(const Vec3& p) {
+  const double largest = p.cwiseAbs().maxCoeff();
+  if (largest == 0) return {0, 0, 0, std::numeric_limits<std::int64_t>::min()};
+  int e = 0;
+  std::frexp(largest, &e);
+  const double scale = std::ldexp(1.0, 40 - e);
+  return {std::llround(p[0] * scale), std::llround(p[1] * scale), std::llround(p[2] * scale), e};
+}
 
 /// J(p)^T v: the generalised force of a point force v at body point p.
 Vec12 point_force(const Vec3& p, const Vec3& v) {
@@ -92,12 +107,12 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
     multipliers_ = 3 * items_;
   }
   ready_ = true;
-  // The items' anchors and compliances, one copy per distinct value (bitwise).
-  std::map<std::array<std::uint64_t, 3>, std::uint32_t> anchor_ids;
+  // The items' anchors, one copy per value up to round-off (anchor_key), and compliances,
+  // one copy per distinct value (bitwise).
+  std::map<std::array<std::int64_t, 4>, std::uint32_t> anchor_ids;
   auto anchor_id = [&](const Vec3& p) {
-    std::array<std::uint64_t, 3> key;
-    std::memcpy(key.data(), p.data(), sizeof key);
-    const auto [it, added] = anchor_ids.emplace(key, static_cast<std::uint32_t>(anchors_.size()));
+    const auto [it, added] =
+        anchor_ids.emplace(anchor_key(p), static_cast<std::uint32_t>(anchors_.size()));
     if (added) anchors_.push_back(p);
     return it->second;
   };
@@ -110,15 +125,17 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
     if (added) compliances_.push_back(c);
     return it->second;
   };
-  // Signed K(p1, p2) = J(p1) Hb^{-1} J(p2)^T of body s, one copy per distinct value (the links
-  // of a generated chain share a handful).
-  std::map<std::pair<const BodyHessian*, std::array<double, 7>>, std::uint32_t> known;
-  auto constant_block = [&](int s, const Vec3& p1, const Vec3& p2, double sign) {
+  // Signed K(p1, p2) = J(p1) Hb^{-1} J(p2)^T of body s at anchors i1, i2, one copy per
+  // factor and anchor pair (the links of a generated chain share a handful).
+  std::map<std::tuple<const BodyHessian*, std::uint32_t, std::uint32_t, bool>, std::uint32_t>
+      known;
+  auto constant_block = [&](int s, std::uint32_t i1, std::uint32_t i2, double sign) {
     const BodyHessian& factor = ops.factor(s);
-    const std::pair<const BodyHessian*, std::array<double, 7>> key{
-        &factor, {p1[0], p1[1], p1[2], p2[0], p2[1], p2[2], sign}};
+    const auto key = std::make_tuple(&factor, i1, i2, sign > 0);
     auto it = known.find(key);
     if (it != known.end()) return it->second;
+    const Vec3& p1 = anchors_[i1];
+    const Vec3& p2 = anchors_[i2];
     Mat3 K;
     for (int c = 0; c < 3; ++c) K.col(c) = point(factor.solve(point_force(p2, Vec3::Unit(c))), p1);
     const auto id = static_cast<std::uint32_t>(K_.size());
@@ -149,8 +166,8 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
         link.pa = anchor_id(j.pa);
         link.pb = anchor_id(j.pb);
         link.compliance = compliance_id(j.compliance);
-        link.kaa = ops.dynamic(j.a) ? constant_block(j.a, j.pa, j.pa, 1.0) : 0;
-        link.kbb = ops.dynamic(j.b) ? constant_block(j.b, j.pb, j.pb, 1.0) : 0;
+        link.kaa = ops.dynamic(j.a) ? constant_block(j.a, link.pa, link.pa, 1.0) : 0;
+        link.kbb = ops.dynamic(j.b) ? constant_block(j.b, link.pb, link.pb, 1.0) : 0;
       }
       if (k > 0) {
         // The side shared with the previous item.
@@ -168,8 +185,8 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
           continue;
         }
         const int next_side = s == jn.a ? 0 : 1;
-        const Vec3& p1 = link.next_side == 0 ? j.pa : j.pb;
-        const Vec3& p2 = next_side == 0 ? jn.pa : jn.pb;
+        const std::uint32_t p1 = link.next_side == 0 ? link.pa : link.pb;
+        const std::uint32_t p2 = anchor_id(next_side == 0 ? jn.pa : jn.pb);
         // Sides a carry +J, sides b -J: the sign of the product.
         link.kn = constant_block(s, p1, p2, link.next_side == next_side ? 1.0 : -1.0);
       }
