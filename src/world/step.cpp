@@ -118,6 +118,9 @@ void World::Impl::advance(bool trial) {
   stats.predict_ms = ms_since(t_phase);
   int iterations = 0;
   double residual = 0;
+  int slow = 0;  // iterations in a row that did not halve the increment
+  int stalled = 0;  // energy checks in a row after such an iteration, the excess unchanged
+  double excess_before = NAN;  // the last energy check's excess (J)
   // On the loop bodies: kinetic energy at the start of the step; largest increment and work
   // sum_i qdot_i . M_i y_i of the last iteration.
   double loop_energy = 0, loop_last = 0, work_last = 0;
@@ -130,8 +133,10 @@ void World::Impl::advance(bool trial) {
     return result;
   };
   auto iterate = [&] {
+    const double before = residual;
     residual = newton_iteration();
     ++iterations;
+    slow = iterations > 1 && residual > 0.5 * before ? slow + 1 : 0;
     checked([&] {
       loop_last = work_last = 0;
       for (std::uint32_t i : guard.bodies) {
@@ -170,23 +175,31 @@ void World::Impl::advance(bool trial) {
   // its rows nonlinear in q and linearised once per iteration, iterates again), and joint
   // loops take one more while the remainder of the capped iterations drifts their energy
   // (LoopGuard), or to measure that drift when due. A step whose checked bodies gained energy
-  // (energy_excess) iterates on while its increments are above the tolerance, up to
-  // kEnergyNewtonCap iterations in all: a fast impact on a jointed net can take ten. Once
-  // the increments are within the tolerance the iterate no longer moves, and more
-  // iterations cannot remove the gain.
+  // (energy_excess) iterates on while its increments are above the tolerance and still
+  // shrinking, up to kEnergyNewtonCap iterations in all: a fast impact on a jointed net can
+  // take ten. Once the increments are within the tolerance the iterate no longer moves, and
+  // once two iterations in a row have neither halved them nor changed the gain by 1% they
+  // are at the floor of the step's inner solves (a complementarity problem of thousands of
+  // coupled contact rows solved to its own tolerance): in either case more iterations cannot
+  // remove the gain.
   bool loop_extra = !converged && !guard.bodies.empty() && loop_last > settings.tolerance &&
                     (guard.drift > LoopGuard::kDrift || guard.wait <= 0);
   for (int extra = 0;; ++extra) {
     bool more = loop_extra || checked([&] { return limit_violation(); }) > settings.tolerance;
     if (more && extra >= 4) break;
-    if (!more && checked([&] { return energy_excess(); })) {
-      more = residual > settings.tolerance;
-      if (more && iterations >= kEnergyNewtonCap) {
+    const double excess = more ? NAN : checked([&] { return energy_excess(); });
+    if (excess > 0) {
+      stalled = slow > 0 && std::abs(excess - excess_before) <= 0.01 * excess ? stalled + 1 : 0;
+      more = residual > settings.tolerance && stalled < 2;
+      const bool capped = more && iterations >= kEnergyNewtonCap;
+      if (capped || (!more && residual > settings.tolerance)) {
         if (!trial && !energy_cap_reported) {
           // The step is taken unconverged with the gain. Said once per world.
           std::ostringstream m;
           m << "step " << steps + 1 << ": the Newton loop stopped at " << iterations
-            << " iterations with ";
+            << " iterations";
+          if (!capped) m << " (its increments no longer shrinking, at " << residual << " m)";
+          m << " with ";
           if (settings.time_integration == TimeIntegration::ImplicitEuler) {
             m << "its bodies holding " << energy_gain()
               << " J more than at the step's start plus the moving colliders' work";
@@ -197,9 +210,10 @@ void World::Impl::advance(bool trial) {
           warnings.push_back(m.str());
           energy_cap_reported = true;
         }
-        break;
+        if (capped) break;
       }
     }
+    excess_before = excess;
     if (!more) break;
     iterate();
     if (!loop_extra) continue;
@@ -394,16 +408,16 @@ double World::Impl::energy_gain() const {
   return impact_energy(false) - impact_energy0 - kinematic_work();
 }
 
-bool World::Impl::energy_excess() const {
-  if (!energy_check) return false;
+double World::Impl::energy_excess() const {
+  if (!energy_check) return 0;
   if (settings.time_integration == TimeIntegration::ImplicitEuler) {
     // Implicit Euler only removes energy: an iterate with more than the step began with, plus
     // what moving colliders put in, is not converged (a hard impact linearised once).
-    return energy_gain() > 1e-9 * (std::abs(impact_energy0) + 1.0);
+    return energy_gain() - 1e-9 * (std::abs(impact_energy0) + 1.0);
   }
   double e = 0;
   for (std::uint32_t i : impact_bodies) e += elastic(i, q[i]);
-  return e - impact_elastic0 > impact_budget;
+  return e - impact_elastic0 - impact_budget;
 }
 
 // |C(q)|_inf of the joints' own rows at the current iterate (m); 0 without joints.

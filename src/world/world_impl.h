@@ -563,12 +563,12 @@ struct World::Impl final : detail::BodyOperators {
   void start_energy_check();
   bool energy_check = false;          ///< this step's energy is checked
   std::vector<char> impact_worked;    ///< its scratch: per articulation, work from outside
-  /// True if the step is not converged: implicit Euler, the energy in reach (impact_energy)
-  /// rose above its start plus the kinematic colliders' work on it (kinematic_work);
-  /// generalized-alpha, the contact bodies' elastic energy rose by more than the budget. One
-  /// Newton iteration can leave a hard impact's rotation, a stiff body crushed by a contact
-  /// force or a whipped link linearised; the step takes more.
-  bool energy_excess() const;
+  /// Energy (J) above what the step allows, positive if the step is not converged: implicit
+  /// Euler, the energy in reach (impact_energy) above its start plus the kinematic colliders'
+  /// work on it (kinematic_work); generalized-alpha, the contact bodies' elastic energy rise
+  /// above the budget. One Newton iteration can leave a hard impact's rotation, a stiff body
+  /// crushed by a contact force or a whipped link linearised; the step takes more.
+  double energy_excess() const;
   /// Energy (J) the step at the current iterate holds beyond its start plus the kinematic
   /// colliders' work (implicit Euler; 0 without a check or for generalized-alpha).
   double energy_gain() const;
