@@ -531,12 +531,16 @@ LcpResult solve_rounds(const ContactLcp& p, Eigen::VectorXd& lambda, const LcpOp
   // 12,000 rows: every round of every step failed, each after several factorisations), and a
   // failed loop leaves the sweeps' multipliers, so the result is the same.
   LcpOptions round_options = options;
+  if (!options.pivot_large_groups && n > kSmallRows) round_options.max_pivots = 0;
   // A first round with frictionless bounds when nothing pushes yet: the normal forces first.
   for (int round = 0; round < options.max_rounds; ++round) {
     ++result.rounds;
     result.exact = solve_qp(p, lo, hi, stiff, round_options, round > 0 && result.exact, solver,
                             lambda, result);
-    if (!result.exact && n > kSmallRows) round_options.max_pivots = 0;
+    if (!result.exact && n > kSmallRows && round_options.max_pivots > 0) {
+      result.large_failed = true;
+      round_options.max_pivots = 0;
+    }
     bool any_mu = false;
     for (double m : p.mu) any_mu |= m > 0;
     if (!any_mu) break;
@@ -653,6 +657,7 @@ LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
     total.pivots += r.pivots;
     total.rounds = std::max(total.rounds, r.rounds);
     total.exact = total.exact && r.exact;
+    total.large_failed = total.large_failed || r.large_failed;
     total.residual = std::max(total.residual, r.residual);
     total.bound_change = std::max(total.bound_change, r.bound_change);
   }

@@ -43,6 +43,9 @@ struct LcpOptions {
   int max_pivots = 30;        ///< active-set solves at most, per round
   int max_rounds = 8;         ///< friction-bound updates (lagged normal force) at most
   double bound_tolerance = 1e-6;  ///< relative change of the bounds that ends the rounds
+  /// Groups of more than 600 rows try the active-set loop (false: they keep to the sweeps,
+  /// as after a failed loop; for the later solves of a step where one failed).
+  bool pivot_large_groups = true;
 };
 
 struct LcpResult {
@@ -60,6 +63,8 @@ struct LcpResult {
   /// Largest relative change of a friction bound in the last round (0: the bounds follow the
   /// final normal forces).
   double bound_change = 0;
+  /// A group of more than 600 rows ended its active-set loop failed (kept the sweeps').
+  bool large_failed = false;
 };
 
 /// Solves the problem; lambda holds a warm start on entry (resized to zero if its size

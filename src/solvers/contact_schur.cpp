@@ -92,6 +92,8 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
   }
   lambda0_ = lambda;
   LcpResult total;
+  // A large group that failed its active-set loop keeps to the sweeps in the later sets.
+  LcpOptions set_options = options;
   auto add = [&](const LcpResult& r) {
     total.sweeps += r.sweeps;
     total.pivots += r.pivots;
@@ -99,6 +101,8 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
     total.exact = r.exact;
     total.residual = r.residual;
     total.bound_change = r.bound_change;
+    total.large_failed = total.large_failed || r.large_failed;
+    if (r.large_failed) set_options.pivot_large_groups = false;
   };
   Eigen::VectorXd sub_lambda, sub_applied;
   constexpr int kMaxSets = 8;
@@ -122,7 +126,7 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
     gather(lambda0_, sub_lambda);
     if (applied != nullptr) gather(*applied, sub_applied);
     add(solve_all(sub_, ops, articulation, jointed, response, y, sub_lambda, dy,
-                  applied != nullptr ? &sub_applied : nullptr, options, block));
+                  applied != nullptr ? &sub_applied : nullptr, set_options, block));
     for (std::size_t p = 0; p < sub_points_.size(); ++p) {
       lambda.segment<3>(3 * sub_points_[p]) = sub_lambda.segment<3>(3 * static_cast<int>(p));
     }
@@ -143,8 +147,8 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
   }
   // The sets kept growing: the whole problem.
   lambda = lambda0_;
-  add(solve_all(rows, ops, articulation, jointed, response, y, lambda, dy, applied, options,
-                block));
+  add(solve_all(rows, ops, articulation, jointed, response, y, lambda, dy, applied,
+                set_options, block));
   points_solved_ = points;
   ++working_sets_;
   return total;

@@ -346,9 +346,12 @@ void World::Impl::solve_pair_contacts(bool loaded) {
   };
   const detail::ContactSchur::JointBlock block = joint_block_fn();
   contact_schur.set_screening(true);  // most candidate points of the margin never touch
+  detail::LcpOptions options;
+  options.pivot_large_groups = !pair_large_failed;
   const detail::LcpResult result =
       contact_schur.solve(rows, *this, articulation, jointed_body, response, y, lambda, pair_z,
-                          contacts_applied || n > nc ? &applied : nullptr, {}, &block);
+                          contacts_applied || n > nc ? &applied : nullptr, options, &block);
+  pair_large_failed = pair_large_failed || result.large_failed;
   stats.contact_sweeps = result.sweeps;
   stats.contact_pivots = result.pivots;
   for (int k = 0; k < points; ++k) {
