@@ -528,8 +528,9 @@ LcpResult solve_rounds(const ContactLcp& p, Eigen::VectorXd& lambda, const LcpOp
   std::vector<signed char> on_bound(n, 0);
   // A large group whose active-set loop failed keeps to the sweeps in the later rounds: its
   // block pivoting cycles on much the same sets as the bounds move (a settled pile of boxes,
-  // 12,000 rows: every round of every step failed, each after several factorisations), and a
-  // failed loop leaves the sweeps' multipliers, so the result is the same.
+  // 12,000 rows: every round of every step failed, each after several factorisations, and a
+  // failed loop leaves the sweeps' multipliers, so the pile's results are the same to the
+  // bit). A later round whose loop would have succeeded now ends on its sweeps instead.
   LcpOptions round_options = options;
   if (!options.pivot_large_groups && n > kSmallRows) round_options.max_pivots = 0;
   // A first round with frictionless bounds when nothing pushes yet: the normal forces first.

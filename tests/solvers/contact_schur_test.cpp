@@ -792,5 +792,41 @@ TEST(ContactLcp, FrictionBoxEndsExactWhereBlockPivotingCycles) {
   }
 }
 
+// A group of more than 600 rows (210 redundant points, D of rank 150, all coupled) on which
+// block pivoting fails: the loop runs in one friction round only (the later rounds keep to
+// the sweeps), and a solve told that such a group failed earlier in its step
+// (pivot_large_groups off) takes no pivot and ends on the sweeps' multipliers to the bit.
+TEST(ContactLcp, LargeGroupsThatFailTheirActiveSetLoopKeepToTheSweeps) {
+  int failed = 0;
+  for (int seed = 1; seed <= 3; ++seed) {
+    std::mt19937 rng(seed);
+    const ContactLcp p = random_lcp(rng, 210, 1.0, 150);
+    Eigen::VectorXd tried;
+    const LcpResult with_loop = solve_contact_lcp(p, tried);
+    if (!with_loop.large_failed) continue;
+    ++failed;
+    EXPECT_FALSE(with_loop.exact) << "seed " << seed;
+    EXPECT_EQ(with_loop.rounds, LcpOptions{}.max_rounds) << "seed " << seed;
+    EXPECT_LE(with_loop.pivots, LcpOptions{}.max_pivots) << "seed " << seed;
+    LcpOptions skip;
+    skip.pivot_large_groups = false;
+    Eigen::VectorXd kept;
+    const LcpResult without = solve_contact_lcp(p, kept, skip);
+    EXPECT_EQ(without.pivots, 0) << "seed " << seed;
+    EXPECT_FALSE(without.large_failed) << "seed " << seed;
+    LcpOptions sweeps = skip;
+    sweeps.max_pivots = 0;
+    Eigen::VectorXd swept;
+    solve_contact_lcp(p, swept, sweeps);
+    EXPECT_EQ((kept - swept).lpNorm<Eigen::Infinity>(), 0.0) << "seed " << seed;
+    // Both push only (their friction bounds lag the normal forces by a round).
+    for (int k = 0; k < p.points(); ++k) {
+      EXPECT_LE(tried[3 * k], 0.0);
+      EXPECT_LE(kept[3 * k], 0.0);
+    }
+  }
+  EXPECT_GT(failed, 0) << "no seed made block pivoting fail: the test checks nothing";
+}
+
 }  // namespace
 }  // namespace mabd::detail
