@@ -584,9 +584,11 @@ struct World::Impl final : detail::BodyOperators {
   /// more than this.
   double kinematic_work() const;
   /// Newton iterations in all that a step whose energy rises (energy_excess) may take while
-  /// its increments are still above the tolerance.
+  /// its increments are still above the tolerance and shrinking.
   static constexpr int kEnergyNewtonCap = 24;
-  bool energy_cap_reported = false;  ///< a step ended at kEnergyNewtonCap with a gain (warned once)
+  /// A step ended unconverged with a gain, at kEnergyNewtonCap or with its increments no
+  /// longer shrinking (warned once).
+  bool energy_cap_reported = false;
   double constraint_residual() const;
   void consistent_start();   ///< initial accelerations of jointed systems
   double newton_iteration();
