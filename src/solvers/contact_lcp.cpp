@@ -2,6 +2,7 @@
 // then an exact active-set loop) with the friction bounds from the normal forces
 // (contact_lcp.h).
 #include "solvers/contact_lcp.h"
+#include "solvers/lcp_blocks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -291,9 +292,10 @@ bool primal_active_set(const ContactLcp& p, const Eigen::VectorXd& lo, const Eig
 /// With `until_stable`, they also end once kStableSweeps full sweeps in a row leave every
 /// row's set (free, on lo, on hi) as it was. Returns the sweeps taken; `converged` tells
 /// whether lambda's change fell to the tolerance.
-int sweep_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
-             const Eigen::VectorXd& stiff, const LcpOptions& o, int budget, bool until_stable,
-             Eigen::VectorXd& lambda, LcpResult& result, bool& converged) {
+int sweep_qp(const ContactLcp& p, const LcpBlocks& K, const Eigen::VectorXd& lo,
+             const Eigen::VectorXd& hi, const Eigen::VectorXd& stiff, const LcpOptions& o,
+             int budget, bool until_stable, Eigen::VectorXd& lambda, LcpResult& result,
+             bool& converged) {
   const int n = static_cast<int>(lambda.size());
   // Rows held at a bound that their product pushes further out (candidate points that stay
   // apart) are idle: only every kFullSweep-th sweep updates them, and only a full sweep can
@@ -308,14 +310,40 @@ int sweep_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vector
   while (sweep < budget) {
     const bool full = sweep % kFullSweep == 0 || sweep + 1 == budget;
     double change = 0, scale = 0;
-    for (int r = 0; r < n; ++r) {
+    auto update = [&](int r, double K_lambda) {
+      const double step = (p.b[r] - K_lambda) * stiff[r];
+      lambda[r] = std::clamp(lambda[r] + step, lo[r], hi[r]);
+      idle[r] = (lambda[r] == hi[r] && step > 0) || (lambda[r] == lo[r] && step < 0);
+    };
+    // A point's three rows in order, from one block product at the point's multipliers
+    // before its sweep: row t adds the change of rows s < t through the point's own block.
+    for (int k = 0; k < K.points; ++k) {
+      const int r0 = 3 * k;
+      bool any = false;
+      for (int t = 0; t < 3; ++t) any |= lo[r0 + t] != hi[r0 + t] && (full || !idle[r0 + t]);
+      const Eigen::Vector3d v = any ? K.point_times(k, lambda) : Eigen::Vector3d::Zero();
+      double moved[3] = {0, 0, 0};
+      for (int t = 0; t < 3; ++t) {
+        const int r = r0 + t;
+        const double old = lambda[r];
+        if (lo[r] == hi[r]) {
+          lambda[r] = lo[r];
+        } else if (full || !idle[r]) {
+          double K_lambda = v[t];
+          for (int s = 0; s < t; ++s) K_lambda += K.own(k, t, s) * moved[s];
+          update(r, K_lambda);
+        }
+        moved[t] = lambda[r] - old;
+        change = std::max(change, std::abs(moved[t]));
+        scale = std::max(scale, std::abs(lambda[r]));
+      }
+    }
+    for (int r = 3 * K.points; r < n; ++r) {
       const double old = lambda[r];
       if (lo[r] == hi[r]) {
         lambda[r] = lo[r];
       } else if (full || !idle[r]) {
-        const double step = (p.b[r] - row_times(p, lambda, r)) * stiff[r];
-        lambda[r] = std::clamp(old + step, lo[r], hi[r]);
-        idle[r] = (lambda[r] == hi[r] && step > 0) || (lambda[r] == lo[r] && step < 0);
+        update(r, K.scalar_times(r, lambda));
       }
       change = std::max(change, std::abs(lambda[r] - old));
       scale = std::max(scale, std::abs(lambda[r]));
@@ -451,9 +479,9 @@ constexpr int kSmallRows = 600;
 /// path ends at the same forces. `exact_start`: lambda solved this QP exactly with bounds
 /// that have moved little since (the last friction round); its sets then try first, before
 /// any sweep, on the factor that solved it.
-bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::VectorXd& hi,
-              const Eigen::VectorXd& stiff, const LcpOptions& o, bool exact_start,
-              FreeSolve& solver, Eigen::VectorXd& lambda, LcpResult& result) {
+bool solve_qp(const ContactLcp& p, const LcpBlocks& K, const Eigen::VectorXd& lo,
+              const Eigen::VectorXd& hi, const Eigen::VectorXd& stiff, const LcpOptions& o,
+              bool exact_start, FreeSolve& solver, Eigen::VectorXd& lambda, LcpResult& result) {
   constexpr int kTryPivots = 3;
   const int n = static_cast<int>(lambda.size());
   for (int r = 0; r < n; ++r) lambda[r] = std::clamp(lambda[r], lo[r], hi[r]);
@@ -471,13 +499,13 @@ bool solve_qp(const ContactLcp& p, const Eigen::VectorXd& lo, const Eigen::Vecto
   const bool try_early = pivots && n <= kSmallRows;
   bool converged = false;
   int left = o.max_sweeps;
-  left -= sweep_qp(p, lo, hi, stiff, o, left, try_early, lambda, result, converged);
+  left -= sweep_qp(p, K, lo, hi, stiff, o, left, try_early, lambda, result, converged);
   if (try_early && left > 0 && !converged) {
     if (active_set_qp(p, lo, hi, stiff, std::min(kTryPivots, o.max_pivots), 0.0, solver,
                       lambda, result)) {
       return true;
     }
-    sweep_qp(p, lo, hi, stiff, o, left, false, lambda, result, converged);
+    sweep_qp(p, K, lo, hi, stiff, o, left, false, lambda, result, converged);
   }
   const double best = qp_residual(p, lambda, lo, hi, stiff);
   if (active_set_qp(p, lo, hi, stiff, o.max_pivots, best, solver, lambda, result)) return true;
@@ -525,6 +553,7 @@ LcpResult solve_rounds(const ContactLcp& p, Eigen::VectorXd& lambda, const LcpOp
   hi.setConstant(-1);  // no bounds yet: the first change is measured against nothing
   set_bounds();
   FreeSolve solver;
+  const LcpBlocks K(p);
   std::vector<signed char> on_bound(n, 0);
   // A large group whose active-set loop failed keeps to the sweeps in the later rounds: its
   // block pivoting cycles on much the same sets as the bounds move (a settled pile of boxes,
@@ -536,8 +565,8 @@ LcpResult solve_rounds(const ContactLcp& p, Eigen::VectorXd& lambda, const LcpOp
   // A first round with frictionless bounds when nothing pushes yet: the normal forces first.
   for (int round = 0; round < options.max_rounds; ++round) {
     ++result.rounds;
-    result.exact = solve_qp(p, lo, hi, stiff, round_options, round > 0 && result.exact, solver,
-                            lambda, result);
+    result.exact = solve_qp(p, K, lo, hi, stiff, round_options, round > 0 && result.exact,
+                            solver, lambda, result);
     if (!result.exact && n > kSmallRows && round_options.max_pivots > 0) {
       result.large_failed = true;
       round_options.max_pivots = 0;

@@ -1,0 +1,59 @@
+// The contact problem's matrix K = D + diag(alpha) in 3x3 blocks, one block row per contact
+// point (its normal and two tangent rows), for the projected Gauss-Seidel sweeps
+// (contact_lcp.cpp). A point's three products (K lambda)_{3k..3k+2} then read each coupled
+// point's three multipliers and nine coefficients contiguously, where the compressed columns
+// of D gather one multiplier per coefficient through an index.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "solvers/contact_lcp.h"
+
+namespace mabd::detail {
+
+struct LcpBlocks {
+  int points = 0;
+  /// Per point k: its blocks are block_col / block_val[begin_k .. begin_{k+1}).
+  std::vector<int> block_begin;
+  std::vector<int> block_col;        ///< the coupled point j of each block
+  std::vector<double> block_val;     ///< 9 per block, row-major: K(3k + t, 3j + s) at 3t + s
+  std::vector<int> diag;             ///< per point: its own block's position
+  /// Scalar entries: per row r of the problem, those in columns after the points' (3 points
+  /// onwards) for point rows, every entry for the rows after them; K(r, col) = val.
+  std::vector<int> scalar_begin;
+  std::vector<int> scalar_col;
+  std::vector<double> scalar_val;
+
+  /// Builds the blocks of p's K.
+  explicit LcpBlocks(const ContactLcp& p);
+
+  /// (K lambda)_{3k + t} for t = 0, 1, 2 (m).
+  Eigen::Vector3d point_times(int k, const Eigen::VectorXd& lambda) const {
+    Eigen::Vector3d s = Eigen::Vector3d::Zero();
+    for (int e = block_begin[k]; e < block_begin[k + 1]; ++e) {
+      const double* v = &block_val[9 * static_cast<std::size_t>(e)];
+      const double* l = &lambda[3 * block_col[e]];
+      s[0] += v[0] * l[0] + v[1] * l[1] + v[2] * l[2];
+      s[1] += v[3] * l[0] + v[4] * l[1] + v[5] * l[2];
+      s[2] += v[6] * l[0] + v[7] * l[1] + v[8] * l[2];
+    }
+    for (int t = 0; t < 3; ++t) s[t] += scalar_times(3 * k + t, lambda);
+    return s;
+  }
+  /// The scalar entries' part of (K lambda)_r (m); all of it for a row after the points'.
+  double scalar_times(int r, const Eigen::VectorXd& lambda) const {
+    double s = 0;
+    for (int e = scalar_begin[r]; e < scalar_begin[r + 1]; ++e) {
+      s += scalar_val[e] * lambda[scalar_col[e]];
+    }
+    return s;
+  }
+  /// K(3k + t, 3k + s) (m/N).
+  double own(int k, int t, int s) const {
+    return block_val[9 * static_cast<std::size_t>(diag[k]) + 3 * t + s];
+  }
+};
+
+}  // namespace mabd::detail
