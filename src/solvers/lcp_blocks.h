@@ -31,16 +31,25 @@ struct LcpBlocks {
 
   /// (K lambda)_{3k + t} for t = 0, 1, 2 (m).
   Eigen::Vector3d point_times(int k, const Eigen::VectorXd& lambda) const {
-    Eigen::Vector3d s = Eigen::Vector3d::Zero();
+    // Three scalar sums: they stay in registers (an Eigen vector's entries went through
+    // memory at every block).
+    double s0 = 0, s1 = 0, s2 = 0;
+    const double* values = block_val.data();
+    const double* x = lambda.data();
     for (int e = block_begin[k]; e < block_begin[k + 1]; ++e) {
-      const double* v = &block_val[9 * static_cast<std::size_t>(e)];
-      const double* l = &lambda[3 * block_col[e]];
-      s[0] += v[0] * l[0] + v[1] * l[1] + v[2] * l[2];
-      s[1] += v[3] * l[0] + v[4] * l[1] + v[5] * l[2];
-      s[2] += v[6] * l[0] + v[7] * l[1] + v[8] * l[2];
+      const double* v = values + 9 * static_cast<std::size_t>(e);
+      const double* l = x + 3 * static_cast<std::size_t>(block_col[e]);
+      const double l0 = l[0], l1 = l[1], l2 = l[2];
+      s0 += v[0] * l0 + v[1] * l1 + v[2] * l2;
+      s1 += v[3] * l0 + v[4] * l1 + v[5] * l2;
+      s2 += v[6] * l0 + v[7] * l1 + v[8] * l2;
     }
-    for (int t = 0; t < 3; ++t) s[t] += scalar_times(3 * k + t, lambda);
-    return s;
+    if (scalar_begin[3 * k] != scalar_begin[3 * k + 3]) {
+      s0 += scalar_times(3 * k, lambda);
+      s1 += scalar_times(3 * k + 1, lambda);
+      s2 += scalar_times(3 * k + 2, lambda);
+    }
+    return {s0, s1, s2};
   }
   /// The scalar entries' part of (K lambda)_r (m); all of it for a row after the points'.
   double scalar_times(int r, const Eigen::VectorXd& lambda) const {
