@@ -142,7 +142,14 @@ void LdltBlock::reach_product(const Factor& factor, const Eigen::SparseMatrix<do
   DY.setFromTriplets(dys.begin(), dys.end());
   const Eigen::SparseMatrix<double> Yt = Y.transpose();
   C = Yt * DY;
-  if (rows_dense > 0) C.noalias() += Yd.transpose() * DYd;
+  if (rows_dense > 0) {
+    // C is symmetric: the dense rows' product for its lower triangle (half the flops of
+    // the whole), then the lower triangle mirrored.
+    C.triangularView<Eigen::Lower>() += Yd.transpose() * DYd;
+    for (int c = 1; c < n; ++c) {
+      for (int r = 0; r < c; ++r) C(r, c) = C(c, r);
+    }
+  }
 }
 
 }  // namespace mabd::detail
