@@ -97,8 +97,8 @@ std::vector<int> leaves_first(const std::vector<std::uint32_t>& bodies,
 /// leaves-first order, with the rows on the contact columns' bodies last. Every
 /// elimination-tree path from a contact body's row then stays among those last rows, so a
 /// contact's column in LdltBlock costs the rows near the contacts, not the articulation: a
-/// chain over a wheel has two paths that end where it touches.
-void order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& bodies,
+/// chain over a wheel has two paths that end where it touches. Returns true for the AMD order.
+bool order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& bodies,
                      const std::unordered_map<std::uint32_t, int>& slot,
                      const detail::RowSet& rs,
                      const std::vector<std::vector<std::pair<int, int>>>& on_body,
@@ -124,7 +124,7 @@ void order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& b
     }
     if (static_cast<int>(ordered.size()) == m) {  // (every row lies on one of the bodies)
       rows.swap(ordered);
-      return;
+      return false;
     }
     ordered.clear();
   }
@@ -140,12 +140,13 @@ void order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& b
   Eigen::AMDOrdering<int>()(A, perm);  // perm.indices()[new] = old (Eigen's P^{-1})
   for (int e = 0; e < m; ++e) ordered.push_back(rows[perm.indices()[e]]);
   rows.swap(ordered);
+  return true;
 }
 
 }  // namespace
 
-void World::Impl::order_rows(ArticulationFactor& f, const std::unordered_map<int, int>& local,
-                             std::size_t members,
+void World::Impl::order_rows(std::uint32_t art, ArticulationFactor& f,
+                             const std::unordered_map<int, int>& local, std::size_t members,
                              const std::vector<detail::ContactSchur::BlockColumn>* columns) {
   const int m = static_cast<int>(f.rows.size());
   // The local rows on each body, and those on a contact column's body.
@@ -167,7 +168,19 @@ void World::Impl::order_rows(ArticulationFactor& f, const std::unordered_map<int
       }
     }
   }
-  order_rows_impl(f.rows, f.bodies, f.slot, row_set, on_body, members, contact_row);
+  std::vector<int> key;
+  key.reserve(3 * f.rows.size() + f.bodies.size() + 1);
+  for (int r : f.rows) key.insert(key.end(), {r, row_set.row_a[r], row_set.row_b[r]});
+  for (std::uint32_t b : f.bodies) key.push_back(static_cast<int>(b));
+  key.push_back(static_cast<int>(members));
+  const auto it = row_orders.find(art);
+  if (it != row_orders.end() && it->second.key == key) {
+    f.rows = it->second.rows;
+    return;
+  }
+  if (order_rows_impl(f.rows, f.bodies, f.slot, row_set, on_body, members, contact_row)) {
+    row_orders[art] = RowOrder{std::move(key), f.rows};
+  }
 }
 
 World::Impl::ArticulationFactor& World::Impl::articulation_factor(
@@ -204,7 +217,7 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(
   const int m = static_cast<int>(f->rows.size());
   f->use_dense = m <= kDenseRows;
   if (!f->use_dense) {
-    order_rows(*f, local, art_begin[art + 1] - art_begin[art], columns);
+    order_rows(art, *f, local, art_begin[art + 1] - art_begin[art], columns);
     for (int l = 0; l < m; ++l) local[f->rows[l]] = l;
   }
   // H^{-1} g per row and body: the dual solve's, when it computed them on these operators.

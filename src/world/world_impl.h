@@ -464,11 +464,21 @@ struct World::Impl final : detail::BodyOperators {
   struct ArticulationFactor;
   ArticulationFactor& articulation_factor(
       std::uint32_t art, const std::vector<detail::ContactSchur::BlockColumn>* columns = nullptr);
-  void order_rows(ArticulationFactor& f, const std::unordered_map<int, int>& local,
-                  std::size_t members,
+  void order_rows(std::uint32_t art, ArticulationFactor& f,
+                  const std::unordered_map<int, int>& local, std::size_t members,
                   const std::vector<detail::ContactSchur::BlockColumn>* columns);
   std::unordered_map<std::uint32_t, std::shared_ptr<ArticulationFactor>> response_cache;
   std::uint64_t response_stamp = 0, response_cache_stamp = ~0ull;
+  /// The last minimum-degree row order of each articulation with loops (order_rows) and what
+  /// it was computed from: per row in the incoming order its id and bodies, then the bodies
+  /// in order and the member count. Equal inputs give the same order (AMD is deterministic
+  /// and reads nothing else), so a Newton iteration or a step whose rows did not change
+  /// reuses it.
+  struct RowOrder {
+    std::vector<int> key;
+    std::vector<int> rows;
+  };
+  std::unordered_map<std::uint32_t, RowOrder> row_orders;
   /// The joint rows solved with the contacts (add_coupled_joint_rows): their row ids, whether
   /// any coupling applies, per articulation whether a contact touches it, per row 1 (coupled)
   /// or 2 (a limit left out, watched). Responses then run on the equality rows alone
