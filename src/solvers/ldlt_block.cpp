@@ -99,14 +99,20 @@ void LdltBlock::reach_product(const Factor& factor, const Eigen::SparseMatrix<do
               reach_.begin() + static_cast<std::ptrdiff_t>(reach_begin_[c + 1]));
   }
   dense_row_.assign(m, -1);
+  // The sparse rows' entries by row (at most count_ each), in column order.
+  sparse_begin_.assign(static_cast<std::size_t>(m) + 1, 0);
   int rows_dense = 0;
   for (int i = 0; i < m; ++i) {
-    if (count_[i] >= dense_from) dense_row_[i] = rows_dense++;
+    const bool dense = count_[i] >= dense_from;
+    if (dense) dense_row_[i] = rows_dense++;
+    sparse_begin_[i + 1] = sparse_begin_[i] + (dense ? 0 : count_[i]);
   }
+  sparse_end_.assign(sparse_begin_.begin(), sparse_begin_.end() - 1);
+  sparse_col_.resize(sparse_begin_[m]);
+  sparse_val_.resize(sparse_begin_[m]);
   // Y = L^{-1} P B column by column over each reach (ascending: a topological order of the
   // tree), split into its dense rows and a sparse remainder.
   Eigen::MatrixXd Yd = Eigen::MatrixXd::Zero(rows_dense, n);
-  std::vector<Eigen::Triplet<double>> ys, dys;
   for (int c = 0; c < n; ++c) {
     for (Eigen::SparseMatrix<double>::InnerIterator it(B, c); it; ++it) {
       x_[perm.size() > 0 ? perm[it.index()] : it.index()] += it.value();
@@ -128,27 +134,33 @@ void LdltBlock::reach_product(const Factor& factor, const Eigen::SparseMatrix<do
       if (dense_row_[*j] >= 0) {
         Yd(dense_row_[*j], c) = v;
       } else {
-        ys.emplace_back(*j, c, v);
-        dys.emplace_back(*j, c, v / d[*j]);
+        const std::size_t e = sparse_end_[*j]++;
+        sparse_col_[e] = c;
+        sparse_val_[e] = v;
       }
     }
   }
-  Eigen::MatrixXd DYd(rows_dense, n);
-  for (int i = 0; i < m; ++i) {
-    if (dense_row_[i] >= 0) DYd.row(dense_row_[i]) = Yd.row(dense_row_[i]) / d[i];
-  }
-  Eigen::SparseMatrix<double> Y(m, n), DY(m, n);
-  Y.setFromTriplets(ys.begin(), ys.end());
-  DY.setFromTriplets(dys.begin(), dys.end());
-  const Eigen::SparseMatrix<double> Yt = Y.transpose();
-  C = Yt * DY;
-  if (rows_dense > 0) {
-    // C is symmetric: the dense rows' product for its lower triangle (half the flops of
-    // the whole), then the lower triangle mirrored.
-    C.triangularView<Eigen::Lower>() += Yd.transpose() * DYd;
-    for (int c = 1; c < n; ++c) {
-      for (int r = 0; r < c; ++r) C(r, c) = C(c, r);
+  // C = Y^T D^{-1} Y is symmetric: its lower triangle, then mirrored. A sparse row j adds
+  // Y(j, a) Y(j, b) / d_j for each pair of its columns a >= b.
+  C.setZero(n, n);
+  for (int j = 0; j < m; ++j) {
+    const std::size_t e0 = sparse_begin_[j], e1 = sparse_end_[j];
+    for (std::size_t p = e0; p < e1; ++p) {
+      const double vp = sparse_val_[p] / d[j];
+      const int a = sparse_col_[p];  // >= the columns before it in the row
+      for (std::size_t q = e0; q <= p; ++q) C(a, sparse_col_[q]) += vp * sparse_val_[q];
     }
+  }
+  if (rows_dense > 0) {
+    // The dense rows' product for the lower triangle (half the flops of the whole).
+    Eigen::MatrixXd DYd(rows_dense, n);
+    for (int i = 0; i < m; ++i) {
+      if (dense_row_[i] >= 0) DYd.row(dense_row_[i]) = Yd.row(dense_row_[i]) / d[i];
+    }
+    C.triangularView<Eigen::Lower>() += Yd.transpose() * DYd;
+  }
+  for (int c = 1; c < n; ++c) {
+    for (int r = 0; r < c; ++r) C(r, c) = C(c, r);
   }
 }
 

@@ -51,6 +51,10 @@ class LdltBlock {
   std::vector<std::size_t> reach_begin_;
   std::vector<double> x_;    ///< dense work vector, zero between columns
   std::vector<int> count_, dense_row_;  ///< columns per row of Y; its row in the dense part
+  /// Y's sparse rows: row i's entries at [sparse_begin_[i], sparse_end_[i]), by column.
+  std::vector<std::size_t> sparse_begin_, sparse_end_;
+  std::vector<int> sparse_col_;
+  std::vector<double> sparse_val_;
   std::int64_t visited_ = 0;
 };
 
