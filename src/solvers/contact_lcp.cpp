@@ -561,13 +561,14 @@ LcpResult solve_rounds(const ContactLcp& p, Eigen::VectorXd& lambda, const LcpOp
   // failed loop leaves the sweeps' multipliers, so the pile's results are the same to the
   // bit). A later round whose loop would have succeeded now ends on its sweeps instead.
   LcpOptions round_options = options;
-  if (!options.pivot_large_groups && n > kSmallRows) round_options.max_pivots = 0;
+  const bool large = n > options.large_group_rows;
+  if (!options.pivot_large_groups && large) round_options.max_pivots = 0;
   // A first round with frictionless bounds when nothing pushes yet: the normal forces first.
   for (int round = 0; round < options.max_rounds; ++round) {
     ++result.rounds;
     result.exact = solve_qp(p, K, lo, hi, stiff, round_options, round > 0 && result.exact,
                             solver, lambda, result);
-    if (!result.exact && n > kSmallRows && round_options.max_pivots > 0) {
+    if (!result.exact && large && round_options.max_pivots > 0) {
       result.large_failed = true;
       round_options.max_pivots = 0;
     }

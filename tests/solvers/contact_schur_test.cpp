@@ -792,23 +792,30 @@ TEST(ContactLcp, FrictionBoxEndsExactWhereBlockPivotingCycles) {
   }
 }
 
-// A group of more than 600 rows (210 redundant points, D of rank 150, all coupled) on which
-// block pivoting fails: the loop runs in one friction round only (the later rounds keep to
-// the sweeps), and a solve told that such a group failed earlier in its step
+// A large group (here of more than 600 rows: 210 redundant points, D of rank 150, all coupled)
+// on which block pivoting fails: the loop runs in one friction round only (the later rounds
+// keep to the sweeps), and a solve told that such a group failed earlier in its step
 // (pivot_large_groups off) takes no pivot and ends on the sweeps' multipliers to the bit.
+// Under the default size (2,000 rows) the same group tries the loop in every round.
 TEST(ContactLcp, LargeGroupsThatFailTheirActiveSetLoopKeepToTheSweeps) {
   int failed = 0;
   for (int seed = 1; seed <= 3; ++seed) {
     std::mt19937 rng(seed);
     const ContactLcp p = random_lcp(rng, 210, 1.0, 150);
+    LcpOptions options;
+    options.large_group_rows = 600;  // 630 rows: large (the default keeps them to pivoting)
     Eigen::VectorXd tried;
-    const LcpResult with_loop = solve_contact_lcp(p, tried);
+    const LcpResult with_loop = solve_contact_lcp(p, tried, options);
     if (!with_loop.large_failed) continue;
     ++failed;
     EXPECT_FALSE(with_loop.exact) << "seed " << seed;
     EXPECT_EQ(with_loop.rounds, LcpOptions{}.max_rounds) << "seed " << seed;
     EXPECT_LE(with_loop.pivots, LcpOptions{}.max_pivots) << "seed " << seed;
-    LcpOptions skip;
+    Eigen::VectorXd every_round;
+    const LcpResult by_default = solve_contact_lcp(p, every_round);
+    EXPECT_FALSE(by_default.large_failed) << "seed " << seed;
+    EXPECT_GT(by_default.pivots, LcpOptions{}.max_pivots) << "seed " << seed;
+    LcpOptions skip = options;
     skip.pivot_large_groups = false;
     Eigen::VectorXd kept;
     const LcpResult without = solve_contact_lcp(p, kept, skip);
