@@ -186,8 +186,9 @@ void World::Impl::advance(bool trial) {
   bool loop_extra = !converged && !guard.bodies.empty() && loop_last > settings.tolerance &&
                     (guard.drift > LoopGuard::kDrift || guard.wait <= 0);
   for (int extra = 0;; ++extra) {
-    bool more = loop_extra || checked([&] { return limit_violation(); }) > settings.tolerance;
-    if (more && extra >= 4) break;
+    // Past the four, a step still violating a limit goes on to the energy check like any other.
+    bool more = extra < 4 && (loop_extra ||
+                              checked([&] { return limit_violation(); }) > settings.tolerance);
     const double excess = more ? NAN : checked([&] { return energy_excess(); });
     if (excess > 0) {
       stalled = slow > 0 && std::abs(excess - excess_before) <= 0.01 * excess ? stalled + 1 : 0;
