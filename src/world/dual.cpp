@@ -48,7 +48,9 @@ void World::Impl::build_rows() {
 
 void World::Impl::dual_solve() {
   closed_form_dual = false;
-  detail::DualSolver& method = dual_method();
+  detail::DualSolver& chosen = dual_method();
+  detail::DualSolver& method =
+      &chosen == &iterative_dual && iterative_stalled ? sparse_dual : chosen;
   dual_used = nullptr;
   // The closed form keeps no row set: contact and attachment responses need one. Its general
   // items (joints other than plain ball joints) build their rows from the joints, the only
@@ -83,8 +85,10 @@ void World::Impl::dual_solve() {
   const auto& rows = rs.rows;
   const bool inequalities = rs.inequalities;  // any limit or bounded row: the active-set loop
   const int n = rs.size();
-  stats.dual_iterations = 0;
-  stats.dual_residual = 0;
+  if (&method == &chosen) {  // (after a stall the step reports the stalled attempt)
+    stats.dual_iterations = 0;
+    stats.dual_residual = 0;
+  }
 
   // W = H^{-1} G^T per row and dynamic side, computed by the first full solve that reads it.
   // Without W (the tree solver on co-rotated polar bodies, a repeated solve) the increment is
@@ -140,6 +144,7 @@ void World::Impl::dual_solve() {
       const auto& result = iterative_dual.result();
       stats.dual_iterations = result.iterations;
       stats.dual_residual = result.residual;
+      iterative_stalled |= !solved;
       if (!solved && !iterative_fallback_reported) {
         warnings.push_back("step " + std::to_string(steps + 1) +
                            ": the iterative dual solver stopped at relative residual " +

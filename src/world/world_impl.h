@@ -258,6 +258,9 @@ struct World::Impl final : detail::BodyOperators {
   detail::CgDual iterative_dual;
   bool closed_form_dual = false;  ///< the last dual solve was ball_chain_dual (no rows)
   bool iterative_fallback_reported = false;
+  /// The iterative solver stalled in this step: the step's later systems, alike, go straight
+  /// to the sparse Cholesky instead of iterating to dual_max_iterations again.
+  bool iterative_stalled = false;
   /// The dual solver of this step (solver_choice.cpp): the forced one, or under Auto the
   /// chain solver when every component is a chain, the sparse solver when every component has
   /// more than a few loop items, else the tree solver, which then hands those components
