@@ -128,7 +128,8 @@ struct WorldSettings {
   DualSolverKind solver = DualSolverKind::Auto;
   /// Iterative dual solver: stop when |b - S lambda| <= tolerance * |b| (relative), > 0.
   double dual_tolerance = 1e-10;
-  /// Iterative dual solver: iteration cap per solve, >= 1.
+  /// Iterative dual solver: iteration cap per solve, >= 1. A solve that reaches it is done by
+  /// the sparse Cholesky instead, and so are the rest of that step's dual systems.
   int dual_max_iterations = 1000;
   /// Threads of the per-body phases of a step (predict, body operators, update, checks,
   /// velocities), in [1, 256]. Each thread takes a contiguous range of the bodies, and the
