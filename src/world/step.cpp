@@ -121,8 +121,9 @@ void World::Impl::advance(bool trial) {
   int iterations = 0;
   double residual = 0;
   int slow = 0;  // iterations in a row that did not halve the increment
-  int stalled = 0;  // energy checks in a row after such an iteration, the excess unchanged
-  double excess_before = NAN;  // the last energy check's excess (J)
+  int stalled = 0;  // energy checks in a row after such an iteration, the excess repeating
+  // The last two energy checks' excess (J): the last, and the one before it.
+  double excess_before = NAN, excess_before2 = NAN;
   // On the loop bodies: kinetic energy at the start of the step; largest increment and work
   // sum_i qdot_i . M_i y_i of the last iteration.
   double loop_energy = 0, loop_last = 0, work_last = 0;
@@ -180,8 +181,9 @@ void World::Impl::advance(bool trial) {
   // (energy_excess) iterates on while its increments are above the tolerance and still
   // shrinking, up to kEnergyNewtonCap iterations in all: a fast impact on a jointed net can
   // take ten. Once the increments are within the tolerance the iterate no longer moves, and
-  // once two iterations in a row have neither halved them nor changed the gain by 1% they
-  // are at the floor of the step's inner solves (a complementarity problem of thousands of
+  // once two iterations in a row have neither halved them nor moved the gain by 1% from one
+  // of the last two checks' (the iterates in a pile can circle a cycle of two) they are at
+  // the floor of the step's inner solves (a complementarity problem of thousands of
   // coupled contact rows solved to its own tolerance): in either case more iterations cannot
   // remove the gain.
   bool loop_extra = !converged && !guard.bodies.empty() && loop_last > settings.tolerance &&
@@ -192,7 +194,8 @@ void World::Impl::advance(bool trial) {
                               checked([&] { return limit_violation(); }) > settings.tolerance);
     const double excess = more ? NAN : checked([&] { return energy_excess(); });
     if (excess > 0) {
-      stalled = slow > 0 && std::abs(excess - excess_before) <= 0.01 * excess ? stalled + 1 : 0;
+      const auto repeats = [&](double e) { return std::abs(excess - e) <= 0.01 * excess; };
+      stalled = slow > 0 && (repeats(excess_before) || repeats(excess_before2)) ? stalled + 1 : 0;
       more = residual > settings.tolerance && stalled < 2;
       const bool capped = more && iterations >= kEnergyNewtonCap;
       if (capped || (!more && residual > settings.tolerance)) {
@@ -216,6 +219,7 @@ void World::Impl::advance(bool trial) {
         if (capped) break;
       }
     }
+    excess_before2 = excess_before;
     excess_before = excess;
     if (!more) break;
     iterate();
