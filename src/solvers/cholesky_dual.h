@@ -19,7 +19,11 @@ class CholeskyDual : public DualSolver {
   bool regularised() const override { return solver_.regularised(); }
 
  private:
-  SparseDualSolver solver_;
+  SparseDualSolver solver_ = [] {
+    SparseDualSolver s;
+    s.reuse_iterations = 4;  // a contact pass updates the last factor (sparse_dual.h)
+    return s;
+  }();
   std::vector<Eigen::Triplet<double>> trip_;
 };
 

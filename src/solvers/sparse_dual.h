@@ -4,8 +4,9 @@
 // there; see cholmod_min_rows). The fill-reducing ordering and symbolic analysis are computed
 // once per sparsity pattern, and while the pattern is unchanged the values are scattered into
 // the cached upper triangle (a triplet -> slot map, no sorting) and only the numeric
-// factorisation is redone. Redundant rows (a singular S) are detected from the pivots and
-// regularised.
+// factorisation is redone, or, when only a few small blocks changed, the last factor is
+// updated (see reuse_iterations). Redundant rows (a singular S) are detected from the pivots
+// and regularised.
 #pragma once
 
 #include <cstdint>
@@ -49,6 +50,11 @@ class SparseDualSolver {
 
   /// Number of symbolic analyses (orderings) done so far.
   int analyses() const { return analyses_; }
+  /// Number of numeric factorisations done so far (regularising retries included).
+  int factorizations() const { return factorizations_; }
+
+  /// Conjugate-gradient iterations of the last solve's factor reuse (0: none tried).
+  int reuse_last_iterations() const { return reuse_last_; }
 
   /// Systems of at least this many rows use CHOLMOD, smaller ones Eigen (a change applies
   /// from the next new pattern). On the nets of bench/dual_solver_bench.cpp Eigen is faster
@@ -56,12 +62,27 @@ class SparseDualSolver {
   /// optimised BLAS (OpenBLAS) but not with the reference BLAS.
   int cholmod_min_rows = 20000;
 
+  /// Factor updates (CHOLMOD back end only). A contact pass changes a few bodies' operators:
+  /// the dual changes in a few small blocks, and re-factoring all of it costs about ten solves.
+  /// With this on, a system with the pattern of the last one whose change touches few rows
+  /// (each connected block of changed rows at most 96, the eigenvectors of the blocks at most
+  /// max(32, n / 200)) updates and downdates the last factor by those eigenvectors
+  /// (cholmod_updown) and solves by conjugate gradients preconditioned with it, up to this
+  /// many iterations (one, with an exact update), to a relative residual of reuse_tolerance
+  /// on the true residual. Otherwise, or if that fails, it factors in full. 0 turns it off.
+  int reuse_iterations = 0;
+  /// Relative residual |b - A x| / |b| at which a reuse solve is accepted.
+  double reuse_tolerance = 1e-12;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   bool regularised_ = false;
   bool factored_ = false;  ///< the last solve left a factor to resolve with
+  bool stale_ = false;     ///< that factor is of an earlier matrix (a reuse solve)
   int analyses_ = 0;
+  int factorizations_ = 0;
+  int reuse_last_ = 0;
 };
 
 }  // namespace mabd::detail

@@ -197,5 +197,78 @@ TEST(SparseDualSolver, SwitchesBackEndWithTheThreshold) {
   EXPECT_EQ(solver.analyses(), 4);
 }
 
+/// A contact-like change of one body's inverse: the Woodbury downdate of a stiff row g,
+/// H^{-1} - H^{-1} g (g^T H^{-1} g + alpha)^{-1} g^T H^{-1} (it stays SPD).
+void add_stiff_row(std::mt19937& rng, Eigen::MatrixXd& hinv) {
+  const Eigen::VectorXd g = random_vector(rng, 12);
+  const Eigen::VectorXd w = hinv * g;
+  hinv -= w * w.transpose() / (g.dot(w) * (1 + 1e-3));
+}
+
+TEST(SparseDualSolver, UpdatesTheFactorForAFewChangedBodies) {
+  // Contact passes change the operators of a few bodies: the factor is updated (no new
+  // factorisation) and the solution is the dense one's. A change of every body factors again.
+  for (unsigned seed = 1; seed <= 3; ++seed) {
+    std::mt19937 rng(seed);
+    Model model = random_model(rng, 200, 260);
+    SparseDualSolver solver;
+    solver.cholmod_min_rows = 0;
+    solver.reuse_iterations = 4;
+    Eigen::VectorXd x;
+    System s = assemble(model);
+    ASSERT_TRUE(solver.solve(s.n, s.triplets, random_vector(rng, s.n), 1, x));
+    EXPECT_EQ(solver.factorizations(), 1);
+    std::vector<Eigen::MatrixXd> original = model.hinv;
+    for (int pass = 0; pass < 4; ++pass) {
+      // rows added on three bodies, and (after the first pass) one body's rows released
+      for (int k = 0; k < 3; ++k) add_stiff_row(rng, model.hinv[rng() % model.hinv.size()]);
+      if (pass > 0) {
+        const std::size_t b = rng() % model.hinv.size();
+        model.hinv[b] = original[b];
+      }
+      s = assemble(model);
+      const Eigen::VectorXd b = random_vector(rng, s.n);
+      const auto ref = s.dense.ldlt();
+      ASSERT_TRUE(solver.solve(s.n, s.triplets, b, 1, x)) << "seed " << seed;
+      EXPECT_LE(relative_error(x, ref.solve(b)), 1e-10) << "seed " << seed;
+      EXPECT_EQ(solver.factorizations(), 1) << "seed " << seed << " pass " << pass;
+      EXPECT_GE(solver.reuse_last_iterations(), 1);
+      EXPECT_LE(solver.reuse_last_iterations(), 2);
+      const Eigen::VectorXd b2 = random_vector(rng, s.n);  // a new right-hand side
+      ASSERT_TRUE(solver.resolve(b2, x));
+      EXPECT_LE(relative_error(x, ref.solve(b2)), 1e-10) << "seed " << seed;
+    }
+    for (auto& h : model.hinv) h *= 1.1;
+    s = assemble(model);
+    const Eigen::VectorXd b = random_vector(rng, s.n);
+    ASSERT_TRUE(solver.solve(s.n, s.triplets, b, 1, x));
+    EXPECT_LE(relative_error(x, s.dense.ldlt().solve(b)), 1e-10) << "seed " << seed;
+    EXPECT_EQ(solver.factorizations(), 2) << "seed " << seed;
+    // and updates again from the new factor
+    add_stiff_row(rng, model.hinv[0]);
+    s = assemble(model);
+    ASSERT_TRUE(solver.solve(s.n, s.triplets, b, 1, x));
+    EXPECT_LE(relative_error(x, s.dense.ldlt().solve(b)), 1e-10) << "seed " << seed;
+    EXPECT_EQ(solver.factorizations(), 2) << "seed " << seed;
+  }
+}
+
+TEST(SparseDualSolver, FactorUpdatesAreOffByDefault) {
+  std::mt19937 rng(3);
+  Model model = random_model(rng, 100, 150);
+  SparseDualSolver solver;
+  solver.cholmod_min_rows = 0;
+  Eigen::VectorXd x;
+  System s = assemble(model);
+  ASSERT_TRUE(solver.solve(s.n, s.triplets, random_vector(rng, s.n), 1, x));
+  add_stiff_row(rng, model.hinv[5]);
+  s = assemble(model);
+  const Eigen::VectorXd b = random_vector(rng, s.n);
+  ASSERT_TRUE(solver.solve(s.n, s.triplets, b, 1, x));
+  EXPECT_LE(relative_error(x, s.dense.ldlt().solve(b)), 1e-10);
+  EXPECT_EQ(solver.factorizations(), 2);
+  EXPECT_EQ(solver.reuse_last_iterations(), 0);
+}
+
 }  // namespace
 }  // namespace mabd::detail
