@@ -215,6 +215,10 @@ int run_main(int argc, char** argv) {
 int main(int argc, char** argv) {
 #ifdef MABD_HAVE_OPENMP
   if (!std::getenv("OMP_NUM_THREADS")) omp_set_num_threads(1);
+  // CHOLMOD's supernodal factorisation asks for 4 threads in its own regions whatever the
+  // thread count: with one thread wanted, no region forks (the workers' wake-ups cost more
+  // than its small loops gain).
+  if (omp_get_max_threads() == 1) omp_set_max_active_levels(0);
 #endif
   try {
     return run_main(argc, argv);
