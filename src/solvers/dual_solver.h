@@ -47,7 +47,8 @@ class DualSolver {
 };
 
 /// Triplets of S + diag(compliance) on the active rows (both triangles; compliances last),
-/// body by body: S_rs += g_r . W_s for the rows r, s at each dynamic body. Reads rows.wa, wb.
+/// body by body: S_rs += g_r . W_s for the rows r, s at each dynamic body, with r the later of
+/// the two in the system, the same value for (r, s) and (s, r). Reads rows.wa, wb.
 void assemble_dual(const RowSet& rows, const std::vector<int>& index,
                    std::vector<Eigen::Triplet<double>>& trip);
 
