@@ -10,6 +10,8 @@ namespace mabd::detail {
 
 class CholeskyDual : public DualSolver {
  public:
+  /// A contact pass updates the last factor (sparse_dual.h, reuse_iterations).
+  CholeskyDual() { solver_.reuse_iterations = 4; }
   const char* name() const override { return "sparse"; }
   bool solve(const RowSet& rows, const BodyOperators& ops, const std::vector<int>& index, int m,
              std::uint64_t pattern, const Eigen::VectorXd& rhs, Eigen::VectorXd& sol) override;
@@ -19,11 +21,7 @@ class CholeskyDual : public DualSolver {
   bool regularised() const override { return solver_.regularised(); }
 
  private:
-  SparseDualSolver solver_ = [] {
-    SparseDualSolver s;
-    s.reuse_iterations = 4;  // a contact pass updates the last factor (sparse_dual.h)
-    return s;
-  }();
+  SparseDualSolver solver_;
   std::vector<Eigen::Triplet<double>> trip_;
 };
 

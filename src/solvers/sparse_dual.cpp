@@ -10,6 +10,11 @@
 
 namespace mabd::detail {
 
+namespace {
+/// Factor updates: the largest connected block of changed rows (sparse_dual.h).
+constexpr int kUpdateMaxBlock = 96;
+}  // namespace
+
 bool SparseDualSolver::Impl::build(int size, const std::vector<Eigen::Triplet<double>>& triplets,
                                    int cholmod_min_rows) {
   const std::size_t nt = triplets.size();
@@ -208,7 +213,7 @@ bool SparseDualSolver::solve(int n, const std::vector<Eigen::Triplet<double>>& t
   }
 
   if (reuse_iterations > 0 && refilled && m.use_cholmod && m.has_factor && !m.factor_shifted &&
-      m.update_factor(96, std::max(32, n / 200))) {
+      m.update_factor(kUpdateMaxBlock, std::max(32, n / 200))) {
     const int it = m.pcg(b, lambda, reuse_iterations, reuse_tolerance);
     reuse_last_ = it < 0 ? reuse_iterations : it;
     if (it >= 0 && lambda.allFinite()) {
@@ -245,9 +250,7 @@ bool SparseDualSolver::solve(int n, const std::vector<Eigen::Triplet<double>>& t
     }
     if (!ok) return false;
   }
-  m.has_factor = true;
-  m.factor_shifted = regularised_;
-  if (m.use_cholmod) m.factored.assign(m.values, m.values + m.colptr[n]);
+  m.mark_factored(regularised_);
   factored_ = true;
   if (!m.solve(b, lambda)) return false;
   return lambda.allFinite();
@@ -267,9 +270,7 @@ bool SparseDualSolver::resolve(const Eigen::VectorXd& b, Eigen::VectorXd& lambda
     ++factorizations_;
     m.factorize(ok, tiny);
     if (!ok || tiny) return false;  // the caller solves in full (and regularises)
-    m.has_factor = true;
-    m.factor_shifted = false;
-    m.factored.assign(m.values, m.values + m.colptr[m.n]);
+    m.mark_factored(false);
     factored_ = true;
     stale_ = false;
   }

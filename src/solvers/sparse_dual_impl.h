@@ -94,6 +94,13 @@ struct SparseDualSolver::Impl {
   /// update fails (L is then unusable).
   bool update_factor(int max_block, int max_columns);
 
+  /// Records that L now factors the current values (shifted: a regularised copy of them).
+  void mark_factored(bool shifted) {
+    has_factor = true;
+    factor_shifted = shifted;
+    if (use_cholmod) factored.assign(values, values + colptr[n]);
+  }
+
   std::vector<double> factored;  ///< the values the factor represents
   bool has_factor = false;      ///< L holds a numeric factor of the current structure
   bool factor_shifted = false;  ///< that factor is of a regularised (shifted) matrix

@@ -36,21 +36,23 @@ bool SparseDualSolver::Impl::update_factor(int max_block, int max_columns) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   };
-  std::vector<int> changed;
+  std::vector<std::pair<int, int>> changed;  // (entry, column)
+  int touched = 0;
   for (int j = 0; j < n; ++j) {
     for (int k = colptr[j]; k < colptr[j + 1]; ++k) {
       if (values[k] == factored[k]) continue;
-      changed.push_back(k);
+      changed.emplace_back(k, j);
       for (int i : {rowind[k], j}) {
-        if (parent[i] < 0) parent[i] = i;
+        if (parent[i] < 0) {
+          parent[i] = i;
+          ++touched;
+        }
       }
       const int a = find(rowind[k]), b = find(j);
       if (a != b) parent[a] = b;
     }
   }
   if (changed.empty()) return true;
-  int touched = 0;
-  for (int i = 0; i < n; ++i) touched += parent[i] >= 0;
   if (touched > 16 * max_columns) return false;
   // Rows of each component, in local order.
   std::vector<int> local(static_cast<std::size_t>(n), -1);
@@ -69,10 +71,10 @@ bool SparseDualSolver::Impl::update_factor(int max_block, int max_columns) {
     if (static_cast<int>(c.size()) > max_block) return false;
   }
   std::vector<Eigen::MatrixXd> delta(comps.size());
-  for (std::size_t c = 0; c < comps.size(); ++c) delta[c].setZero(comps[c].size(), comps[c].size());
-  for (int k : changed) {
-    // column j of k: search colptr (k is in increasing column order, so binary search)
-    const int j = static_cast<int>(std::upper_bound(colptr.begin(), colptr.end(), k) - colptr.begin()) - 1;
+  for (std::size_t c = 0; c < comps.size(); ++c) {
+    delta[c].setZero(comps[c].size(), comps[c].size());
+  }
+  for (const auto& [k, j] : changed) {
     const int i = rowind[k];
     const double d = values[k] - factored[k];
     auto& D = delta[comp_index[find(i)]];
