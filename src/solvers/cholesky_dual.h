@@ -23,6 +23,11 @@ class CholeskyDual : public DualSolver {
  private:
   SparseDualSolver solver_;
   std::vector<Eigen::Triplet<double>> trip_;
+  /// What trip_ holds: each body's first triplet, and the rows' w_serial, active-set hash
+  /// and size it was assembled for (a contact pass that changed a few bodies' W patches it).
+  std::vector<std::size_t> body_trip_;
+  std::uint64_t trip_serial_ = 0, trip_pattern_ = 0;
+  int trip_rows_ = -1;
 };
 
 }  // namespace mabd::detail

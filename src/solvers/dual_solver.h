@@ -49,7 +49,17 @@ class DualSolver {
 /// Triplets of S + diag(compliance) on the active rows (both triangles; compliances last),
 /// body by body: S_rs += g_r . W_s for the rows r, s at each dynamic body, with r the later of
 /// the two in the system, the same value for (r, s) and (s, r). Reads rows.wa, wb.
+/// With `body_begin`, also where each body's triplets start (one entry per body, then the
+/// compliances' start), for patch_dual.
 void assemble_dual(const RowSet& rows, const std::vector<int>& index,
-                   std::vector<Eigen::Triplet<double>>& trip);
+                   std::vector<Eigen::Triplet<double>>& trip,
+                   std::vector<std::size_t>* body_begin = nullptr);
+/// Recomputes in place the triplets of `bodies` (their W changed, rows and active set the
+/// same as when assemble_dual wrote `trip` and `body_begin`): the same triplets a full
+/// assembly would write.
+void patch_dual(const RowSet& rows, const std::vector<int>& index,
+                const std::vector<std::uint32_t>& bodies,
+                const std::vector<std::size_t>& body_begin,
+                std::vector<Eigen::Triplet<double>>& trip);
 
 }  // namespace mabd::detail

@@ -1,5 +1,7 @@
 #include "solvers/row_set.h"
 
+#include <atomic>
+
 namespace mabd::detail {
 
 void RowSet::begin(const BodyOperators& ops, const std::vector<Vec12>& y) {
@@ -13,6 +15,7 @@ void RowSet::begin(const BodyOperators& ops, const std::vector<Vec12>& y) {
   item_begin.clear();
   have_w = false;
   inequalities = false;
+  new_serial(false);
 }
 
 void RowSet::begin_item(int a, int b) {
@@ -85,6 +88,27 @@ void RowSet::compute_w(const BodyOperators& ops) {
     }
   }
   have_w = true;
+  new_serial(false);
+}
+
+void RowSet::update_w(const BodyOperators& ops, const std::vector<std::uint32_t>& bodies) {
+  for (const std::uint32_t i : bodies) {
+    if (i >= rows_of.size()) continue;
+    const int b = static_cast<int>(i);
+    for (const int r : rows_of[i]) {
+      if (row_a[r] == b) wa[r] = ops.solve_body(i, rows[r].ga);
+      if (row_b[r] == b) wb[r] = ops.solve_body(i, rows[r].gb);
+    }
+  }
+  new_serial(true);
+  w_changed = bodies;
+}
+
+void RowSet::new_serial(bool partial) {
+  static std::atomic<std::uint64_t> next{1};
+  w_serial_before = w_serial;
+  w_serial = next.fetch_add(1, std::memory_order_relaxed);
+  w_partial = partial;
 }
 
 }  // namespace mabd::detail

@@ -36,6 +36,12 @@ class RowSet {
   /// W = H^{-1} G^T per row and side (zero on a side that cannot move), when computed.
   std::vector<Vec12> wa, wb;
   bool have_w = false;
+  /// A number unique to the rows and W as they are, new at every change (begin, compute_w,
+  /// update_w), so that a solver can tell what changed since it last read them: if the last
+  /// change was update_w (w_partial), from w_serial_before, w_changed lists its bodies.
+  std::uint64_t w_serial = 0, w_serial_before = 0;
+  bool w_partial = false;
+  std::vector<std::uint32_t> w_changed;
   bool inequalities = false;  ///< some row is Lower or Bounded (the active-set loop tests)
 
   /// Starts an empty set for the iterate whose free increment is y (per body).
@@ -57,6 +63,9 @@ class RowSet {
   double g_y(int r, const std::vector<Vec12>& yv) const;
   /// Computes wa, wb with the current body operators.
   void compute_w(const BodyOperators& ops);
+  /// Recomputes wa, wb of the rows on `bodies` only, whose operators changed since W was
+  /// computed (the rows themselves the same); the other rows' W stand.
+  void update_w(const BodyOperators& ops, const std::vector<std::uint32_t>& bodies);
   const Vec12& g_of(int r, std::size_t body) const {
     return row_a[r] == static_cast<int>(body) ? rows[r].ga : rows[r].gb;
   }
@@ -70,6 +79,7 @@ class RowSet {
   }
 
  private:
+  void new_serial(bool partial);
   const BodyOperators* ops_ = nullptr;
   const std::vector<Vec12>* y_ = nullptr;
   std::size_t item_first_ = 0;

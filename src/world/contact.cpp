@@ -330,6 +330,7 @@ void World::Impl::contact_operator(ContactBody& cb) {
     }
     cb.built = operator_stamp;
     resolvable.solver = nullptr;
+    stale_operators.bodies.push_back(static_cast<std::uint32_t>(i));
   }
   cb.f_rows = f;
   const Vec12 y_free = solve_body(i, f);

@@ -73,12 +73,22 @@ void World::Impl::dual_solve() {
   }
   // Rows of every source at the current iterate (phase 4), with G y + C.
   auto t_rows = std::chrono::steady_clock::now();
-  if (resolvable.solver != nullptr && rows_stamp == operator_stamp) {
-    row_set.update_rhs(y);  // the rows of this iterate, and W if computed, stand
+  if (rows_stamp == operator_stamp && (resolvable.solver != nullptr || stale_operators.valid)) {
+    row_set.update_rhs(y);  // the rows of this iterate stand, and W if computed
+    if (row_set.have_w && !stale_operators.bodies.empty()) {
+      // A contact pass changed some bodies' operators: their rows' W, if the method reads W.
+      if (method.needs_w(*this)) {
+        row_set.update_w(*this, stale_operators.bodies);
+      } else {
+        row_set.have_w = false;
+      }
+    }
   } else {
     build_rows();
     rows_stamp = operator_stamp;
   }
+  stale_operators.valid = true;
+  stale_operators.bodies.clear();
   stats.rows_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                              t_rows).count();
   auto& rs = row_set;

@@ -514,6 +514,20 @@ struct World::Impl final : detail::BodyOperators {
       return *this;
     }
   } resolvable;
+  /// Bodies whose operator a contact pass rebuilt since the last dual solve: the next solve at
+  /// the same iterate keeps row_set (its rows depend on q alone) and recomputes W on these
+  /// bodies' rows only. `valid`: row_set holds this world's rows (a copy builds them anew).
+  struct StaleOperators {
+    bool valid = false;
+    std::vector<std::uint32_t> bodies;
+    StaleOperators() = default;
+    StaleOperators(const StaleOperators&) {}
+    StaleOperators& operator=(const StaleOperators&) {
+      valid = false;
+      bodies.clear();
+      return *this;
+    }
+  } stale_operators;
   /// Bodies held by an active limit row at the end of the last dual solve.
   std::vector<char> impact;
   /// The step's displacement q - q^n without its active limit rows (dual.cpp), empty while

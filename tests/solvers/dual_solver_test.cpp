@@ -266,6 +266,73 @@ TEST(DualSolvers, InactiveRowsAreLeftOut) {
   }
 }
 
+/// World-frame bodies whose operators can change: H^{-1} of body i scaled by scale[i] (a
+/// contact pass's Woodbury update changes a few bodies' operators the same way).
+class ScaledBodies : public WorldFrameBodies {
+ public:
+  using WorldFrameBodies::WorldFrameBodies;
+  Vec12 solve_body(std::size_t i, const Vec12& v) const override {
+    return scale.empty() ? WorldFrameBodies::solve_body(i, v)
+                         : Vec12(scale[i] * WorldFrameBodies::solve_body(i, v));
+  }
+  std::vector<double> scale;
+};
+
+TEST(DualSolvers, SparsePatchesTheRowsOfChangedBodies) {
+  // A contact pass changes a few bodies' operators: RowSet::update_w recomputes their rows'
+  // W, patch_dual their triplets, and the sparse solver updates its factor. Each must equal
+  // the full path: W and triplets exactly, the multipliers the dense solve's.
+  std::mt19937 rng(12);
+  ScaledBodies ops(40, rng);
+  ops.scale.assign(40, 1.0);
+  Problem p;
+  build(p, ops, tree_edges(40, 3), rng, {4, 9});
+  p.rows.compute_w(ops);
+  const int n = p.rows.size();
+  for (const bool some_inactive : {false, true}) {
+    std::vector<int> index(n);
+    int m = 0;
+    for (int r = 0; r < n; ++r) index[r] = some_inactive && r % 5 == 3 ? -1 : m++;
+    std::vector<Eigen::Triplet<double>> trip;
+    std::vector<std::size_t> begin;
+    assemble_dual(p.rows, index, trip, &begin);
+    CholeskyDual sparse;
+    ASSERT_TRUE(sparse.prepare(p.topology));
+    for (int pass = 0; pass < 4; ++pass) {
+      const std::vector<std::uint32_t> changed{std::uint32_t(3 + 7 * pass),
+                                               std::uint32_t(11 + pass), 20};
+      if (pass > 0) {
+        for (const std::uint32_t i : changed) ops.scale[i] *= 0.5 + 0.2 * pass;
+        p.rows.update_w(ops, changed);
+        ASSERT_TRUE(p.rows.w_partial);
+        patch_dual(p.rows, index, changed, begin, trip);
+      }
+      RowSet full = p.rows;
+      full.compute_w(ops);
+      ASSERT_EQ(full.wa, p.rows.wa);
+      ASSERT_EQ(full.wb, p.rows.wb);
+      std::vector<Eigen::Triplet<double>> trip_full;
+      assemble_dual(full, index, trip_full);
+      ASSERT_EQ(trip.size(), trip_full.size());
+      for (std::size_t k = 0; k < trip.size(); ++k) {
+        ASSERT_EQ(trip[k].row(), trip_full[k].row());
+        ASSERT_EQ(trip[k].col(), trip_full[k].col());
+        ASSERT_EQ(trip[k].value(), trip_full[k].value()) << "pass " << pass << " triplet " << k;
+      }
+      // The solver patches its own triplets: the multipliers of the active rows' dense system.
+      Eigen::VectorXd rhs(m), sol;
+      for (int r = 0; r < n; ++r) {
+        if (index[r] >= 0) rhs[index[r]] = p.rows.rhs[r];
+      }
+      ASSERT_TRUE(sparse.solve(p.rows, ops, index, m, some_inactive ? 2 : 1, rhs, sol));
+      Eigen::MatrixXd S = Eigen::MatrixXd::Zero(m, m);
+      for (const auto& t : trip_full) S(t.row(), t.col()) += t.value();
+      const Eigen::VectorXd ref = S.ldlt().solve(rhs);
+      EXPECT_LT(relative_difference(sol, ref), 1e-9) << "pass " << pass;
+    }
+  }
+}
+
 TEST(DualSolvers, IterativeMatchesDenseAndReportsIterations) {
   std::mt19937 rng(10);
   WorldFrameBodies ops(31, rng);
