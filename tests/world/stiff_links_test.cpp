@@ -66,6 +66,7 @@ DrapedRun drape(bool friction, ContactModel model = ContactModel::Penalty) {
   Scene scene = load_scene(std::string(MABD_SOURCE_DIR) + "/scenes/net_on_cylinder.json");
   scene.settings.contact.friction = friction;
   scene.settings.contact.model = model;
+  scene.settings.contact.time_constant = 0.003;  // s, for the penalty model
   scene.settings.dt = 1.0 / 30;
   scene.settings.time_integration = TimeIntegration::ImplicitEuler;
   scene.settings.newton_iterations = 40;
