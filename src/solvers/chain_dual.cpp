@@ -76,42 +76,42 @@ bool ChainDual::solve(const RowSet& rows, const BodyOperators& ops, const std::v
         if (index[r] >= 0) act[k].push_back(static_cast<int>(r));
       }
     }
-    sys.D.resize(K);
-    sys.b.resize(K);
-    sys.B.resize(K > 0 ? K - 1 : 0);
+    sizes_.resize(K);
+    for (std::size_t k = 0; k < K; ++k) sizes_[k] = static_cast<int>(act[k].size());
+    sys.reset(sizes_);
+    x_.clear();
     for (std::size_t k = 0; k < K; ++k) {
       const Edge& j = items_[chain[k]];
       const auto& rk = act[k];
       const int nk = static_cast<int>(rk.size());
-      Eigen::MatrixXd& D = sys.D[k];
-      D.setZero(nk, nk);
-      sys.b[k].resize(nk);
-      for (int p = 0; p < nk; ++p) {
+      const bool da = ops.dynamic(j.a), db = ops.dynamic(j.b);
+      for (int p = 0; p < nk; ++p) {  // D_k, lower triangle
         const auto& row = rows.rows[rk[p]];
-        sys.b[k][p] = rhs[index[rk[p]]];
-        D(p, p) += row.compliance;
-        for (int q = 0; q < nk; ++q) {
-          if (ops.dynamic(j.a)) D(p, q) += row.ga.dot(w_a[rk[q]]);
-          if (ops.dynamic(j.b)) D(p, q) += row.gb.dot(w_b[rk[q]]);
+        x_.push_back(rhs[index[rk[p]]]);
+        for (int q = 0; q <= p; ++q) {
+          double v = p == q ? row.compliance : 0.0;
+          if (da) v += row.ga.dot(w_a[rk[q]]);
+          if (db) v += row.gb.dot(w_b[rk[q]]);
+          sys.D(k, p, q) = v;
         }
       }
       if (k + 1 == K) continue;
       // Coupling through the body shared with the next item.
       const Edge& jn = items_[chain[k + 1]];
-      const int s = (ops.dynamic(j.a) && (j.a == jn.a || j.a == jn.b)) ? j.a : j.b;
+      const int s = (da && (j.a == jn.a || j.a == jn.b)) ? j.a : j.b;
       const auto& rn = act[k + 1];
-      Eigen::MatrixXd& B = sys.B[k];
-      B.setZero(nk, static_cast<int>(rn.size()));
       for (int p = 0; p < nk; ++p) {
         const Vec12& g = j.a == s ? rows.rows[rk[p]].ga : rows.rows[rk[p]].gb;
         for (int q = 0; q < static_cast<int>(rn.size()); ++q) {
-          B(p, q) = g.dot(jn.a == s ? w_a[rn[q]] : w_b[rn[q]]);
+          sys.B(k, p, q) = g.dot(jn.a == s ? w_a[rn[q]] : w_b[rn[q]]);
         }
       }
     }
-    if (!block_thomas_solve(sys, x_)) return false;
+    if (!sys.factor()) return false;
+    sys.solve(x_.data());
+    std::size_t at = 0;
     for (std::size_t k = 0; k < K; ++k) {
-      for (std::size_t p = 0; p < act[k].size(); ++p) sol[index[act[k][p]]] = x_[k][p];
+      for (int r : act[k]) sol[index[r]] = x_[at++];
     }
   }
   return true;

@@ -26,8 +26,9 @@ class ChainDual : public DualSolver {
   std::vector<Edge> items_;  ///< bodies of each item
   // Scratch, kept between solves.
   std::vector<std::vector<int>> active_;
-  BlockTridiagonal system_;
-  std::vector<Eigen::VectorXd> x_;
+  std::vector<int> sizes_;
+  BlockThomas system_;
+  std::vector<double> x_;
 };
 
 }  // namespace mabd::detail

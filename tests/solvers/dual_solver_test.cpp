@@ -108,6 +108,24 @@ double relative_difference(const Eigen::VectorXd& x, const Eigen::VectorXd& ref)
   return (x - ref).lpNorm<Eigen::Infinity>() / ref.lpNorm<Eigen::Infinity>();
 }
 
+/// Dense reference on the active rows (index[r] >= 0) alone.
+Eigen::VectorXd dense_active_solve(const RowSet& rows, const std::vector<int>& index,
+                                   const BodyOperators& ops) {
+  RowSet active = rows;
+  active.rows.clear();
+  active.row_a.clear();
+  active.row_b.clear();
+  active.rhs.clear();
+  for (int r = 0; r < rows.size(); ++r) {
+    if (index[r] < 0) continue;
+    active.rows.push_back(rows.rows[r]);
+    active.row_a.push_back(rows.row_a[r]);
+    active.row_b.push_back(rows.row_b[r]);
+    active.rhs.push_back(rows.rhs[r]);
+  }
+  return dense_solve(active, ops);
+}
+
 /// Solves with `solver` (prepared for p's topology), every row active.
 Eigen::VectorXd solve_with(DualSolver& solver, Problem& p, const BodyOperators& ops) {
   EXPECT_TRUE(solver.prepare(p.topology)) << solver.name();
@@ -165,6 +183,34 @@ TEST(DualSolvers, ChainMatchesDense) {
   CholeskyDual sparse;
   EXPECT_LT(relative_difference(solve_with(sparse, p, ops), ref), 1e-9);
   EXPECT_STREQ(chain.name(), "chain");
+}
+
+TEST(DualSolvers, ChainWithInactiveRowsMatchesDense) {
+  // Blocks of 3, 2, 1 and 0 active rows along the chain (item 7 has none: the chain falls
+  // apart there) against the dense system of the active rows.
+  std::mt19937 rng(15);
+  WorldFrameBodies ops(20, rng);
+  Problem p;
+  build(p, ops, chain_edges(20), rng);
+  p.rows.compute_w(ops);
+  const int n = p.rows.size();
+  std::vector<int> index(n);
+  int m = 0;
+  for (int r = 0; r < n; ++r) {
+    const int item = r / 3;
+    const bool off = item == 7 || (item % 2 == 1 && r % 3 == 2) || (item % 4 == 2 && r % 3 != 0);
+    index[r] = off ? -1 : m++;
+  }
+  Eigen::VectorXd rhs(m);
+  for (int r = 0; r < n; ++r) {
+    if (index[r] >= 0) rhs[index[r]] = p.rows.rhs[r];
+  }
+  const Eigen::VectorXd ref = dense_active_solve(p.rows, index, ops);
+  ChainDual chain;
+  ASSERT_TRUE(chain.prepare(p.topology));
+  Eigen::VectorXd sol;
+  ASSERT_TRUE(chain.solve(p.rows, ops, index, m, 2, rhs, sol));
+  EXPECT_LT(relative_difference(sol, ref), 1e-9);
 }
 
 TEST(DualSolvers, ChainRefusesATree) {
@@ -238,22 +284,7 @@ TEST(DualSolvers, InactiveRowsAreLeftOut) {
     if (index[r] >= 0) rhs[index[r]] = p.rows.rhs[r];
   }
   // Reference: the dense system of the active rows.
-  RowSet active = p.rows;
-  std::vector<Row> kept;
-  std::vector<std::int32_t> ka, kb;
-  std::vector<double> krhs;
-  for (int r = 0; r < n; ++r) {
-    if (index[r] < 0) continue;
-    kept.push_back(p.rows.rows[r]);
-    ka.push_back(p.rows.row_a[r]);
-    kb.push_back(p.rows.row_b[r]);
-    krhs.push_back(p.rows.rhs[r]);
-  }
-  active.rows = kept;
-  active.row_a = ka;
-  active.row_b = kb;
-  active.rhs = krhs;
-  const Eigen::VectorXd ref = dense_solve(active, ops);
+  const Eigen::VectorXd ref = dense_active_solve(p.rows, index, ops);
   TreeDual tree;
   CholeskyDual sparse;
   CgDual cg;
