@@ -45,6 +45,26 @@ class BodyOperators {
                                           const Vec12* const* g, double* a) const = 0;
   /// Starts loading body i's operator data into the cache (passes out of body order).
   virtual void prefetch(std::size_t /*i*/) const {}
+  /// The clique of dynamic body i's rows in the body frame (body_frame()): the lower triangle
+  /// of a(k, l) = g[k] . H_i^{-1} g[l] (column-major n x n, units of g^2 / H), from
+  /// vb[k] = D(R)^T g[k] and zb[k] = Hb^{-1} vb[k] (both written, n each), less the
+  /// corrections: no per-row H^{-1} G^T in the world frame.
+  void body_frame_clique(std::size_t i, int n, const Vec12* const* g, Vec12* vb, Vec12* zb,
+                         double* a) const {
+    const Mat3& R = rotation(i);
+    const BodyHessian& F = factor(i);
+    for (int k = 0; k < n; ++k) {
+      const Vec12& gk = *g[k];
+      Vec12& v = vb[k];
+      for (int c = 0; c < 3; ++c) v.segment<3>(3 * c).noalias() = R.transpose() * gk.segment<3>(3 * c);
+      v.tail<3>() = gk.tail<3>();
+      zb[k] = F.solve(v);
+    }
+    for (int l = 0; l < n; ++l) {
+      for (int k = l; k < n; ++k) a[k + l * n] = vb[k].dot(zb[l]);
+    }
+    if (corrected(i)) subtract_clique_correction(i, n, vb, g, a);
+  }
 
  protected:
   /// Sets the bodies: flags[i] is 1 for a dynamic body. The implementation calls it before

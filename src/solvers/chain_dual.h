@@ -16,12 +16,22 @@ class ChainDual : public DualSolver {
   /// Orders the items of every chain component along its path; false (and no chains) if
   /// some component is not a chain.
   bool prepare(const DualTopology& topology) override;
+  /// Co-rotated polar bodies: the blocks in the body frame, without the rows' H^{-1} G^T
+  /// (which it reads instead when the world computed them anyway).
+  bool needs_w(const BodyOperators& ops) const override { return !ops.body_frame(); }
   bool solve(const RowSet& rows, const BodyOperators& ops, const std::vector<int>& index, int m,
              std::uint64_t pattern, const Eigen::VectorXd& rhs, Eigen::VectorXd& sol) override;
   /// Items of every chain in path order (after a successful prepare).
   const std::vector<std::vector<std::uint32_t>>& chains() const { return chains_; }
 
  private:
+  /// D_k and B_k of one chain from the rows' H^{-1} G^T (W).
+  void fill_from_w(const RowSet& rows, const BodyOperators& ops,
+                   const std::vector<std::uint32_t>& chain);
+  /// The same from each body's clique in the body frame (as tree_dual.cpp).
+  void fill_body_frame(const RowSet& rows, const BodyOperators& ops,
+                       const std::vector<std::uint32_t>& chain);
+
   std::vector<std::vector<std::uint32_t>> chains_;
   std::vector<Edge> items_;  ///< bodies of each item
   // Scratch, kept between solves.
@@ -29,6 +39,9 @@ class ChainDual : public DualSolver {
   std::vector<int> sizes_;
   BlockThomas system_;
   std::vector<double> x_;
+  std::vector<const Vec12*> gp_;
+  std::vector<Vec12> vb_, zb_;
+  std::vector<double> work_;
 };
 
 }  // namespace mabd::detail

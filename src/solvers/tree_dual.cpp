@@ -166,24 +166,9 @@ bool TreeDual::solve(const RowSet& rows, const BodyOperators& ops, const std::ve
         gp[i] = &rows.g_of(r, node.body);
       }
       if (body_frame) {
-        const std::uint32_t b = node.body;
-        const Mat3& R = ops.rotation(b);
-        const auto& F = ops.factor(b);
         vb.resize(n);
         zb.resize(n);
-        for (int i = 0; i < n; ++i) {
-          const Vec12& g = *gp[i];
-          Vec12& v = vb[i];
-          for (int k = 0; k < 3; ++k) {
-            v.segment<3>(3 * k).noalias() = R.transpose() * g.segment<3>(3 * k);
-          }
-          v.tail<3>() = g.tail<3>();
-          zb[i] = F.solve(v);
-        }
-        for (int l = 0; l < n; ++l) {
-          for (int i = l; i < n; ++i) a[i + l * n] = vb[i].dot(zb[l]);
-        }
-        if (ops.corrected(b)) ops.subtract_clique_correction(b, n, vb.data(), gp.data(), a);
+        ops.body_frame_clique(node.body, n, gp.data(), vb.data(), zb.data(), a);
       } else {
         wp.resize(n);
         for (int i = 0; i < n; ++i) {

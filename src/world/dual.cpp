@@ -77,7 +77,7 @@ void World::Impl::dual_solve() {
     row_set.update_rhs(y);  // the rows of this iterate stand, and W if computed
     if (row_set.have_w && !stale_operators.bodies.empty()) {
       // A contact pass changed some bodies' operators: their rows' W, if the method reads W.
-      if (method.needs_w(*this)) {
+      if (wants_w(method)) {
         row_set.update_w(*this, stale_operators.bodies);
       } else {
         row_set.have_w = false;
@@ -147,7 +147,7 @@ void World::Impl::dual_solve() {
       // same rows, active set and operators, go stale with it.
       ++response_stamp;
       used = &method;
-      if (method.needs_w(*this) && !rs.have_w) rs.compute_w(*this);
+      if (wants_w(method) && !rs.have_w) rs.compute_w(*this);
       solved = method.solve(rs, *this, index, m, pattern, rhs, sol);
     }
     if (used == &method && &method == &iterative_dual) {

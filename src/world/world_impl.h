@@ -416,6 +416,13 @@ struct World::Impl final : detail::BodyOperators {
   void update_articulations();
   /// Some pair contact of the step touches a jointed body: the joint solve keeps its rows.
   bool pairs_on_joints = false;
+  /// Whether the dual solve computes the rows' W = H^{-1} G^T for `method`: when the method
+  /// reads it, and for the chain solver (which reads it when there) under contacts between
+  /// jointed bodies, whose joint responses reuse it (joint_response.cpp) instead of one body
+  /// solve per row each.
+  bool wants_w(const detail::DualSolver& method) const {
+    return method.needs_w(*this) || (&method == &chain_dual && pairs_on_joints);
+  }
   std::size_t collidable_dynamic = 0;
   std::vector<char> collidable_body;       ///< per body (up to the last colliding dynamic one)
   std::size_t collidable_articulations = 0;  ///< articulations with a colliding body

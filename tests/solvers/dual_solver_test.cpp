@@ -41,6 +41,19 @@ struct Problem {
 
 /// Items listed in `general` get 1 + k % 6 random equality rows instead (k the item, every
 /// other row compliant), kept in p.item_rows.
+/// The same random bodies (from one seed) as body-frame operators (frame 0) and as
+/// world-frame ones (frame 1); rng continues the body frame's draw.
+struct FrameBodies {
+  FrameBodies(int n, unsigned seed)
+      : rng(seed), world_rng(seed), body_ops(n, rng), world_ops(n, world_rng) {}
+  const TestBodies& of(int frame) const {
+    return frame == 0 ? body_ops : static_cast<const TestBodies&>(world_ops);
+  }
+  std::mt19937 rng, world_rng;
+  TestBodies body_ops;
+  WorldFrameBodies world_ops;
+};
+
 void build(Problem& p, const TestBodies& ops, const std::vector<Edge>& edges, std::mt19937& rng,
            const std::vector<int>& general = {}) {
   std::uniform_real_distribution<double> u(-0.5, 0.5);
@@ -185,32 +198,36 @@ TEST(DualSolvers, ChainMatchesDense) {
   EXPECT_STREQ(chain.name(), "chain");
 }
 
-TEST(DualSolvers, ChainWithInactiveRowsMatchesDense) {
+TEST(DualSolvers, ChainWithInactiveRowsMatchesDenseInBothFrames) {
   // Blocks of 3, 2, 1 and 0 active rows along the chain (item 7 has none: the chain falls
-  // apart there) against the dense system of the active rows.
-  std::mt19937 rng(15);
-  WorldFrameBodies ops(20, rng);
-  Problem p;
-  build(p, ops, chain_edges(20), rng);
-  p.rows.compute_w(ops);
-  const int n = p.rows.size();
-  std::vector<int> index(n);
-  int m = 0;
-  for (int r = 0; r < n; ++r) {
-    const int item = r / 3;
-    const bool off = item == 7 || (item % 2 == 1 && r % 3 == 2) || (item % 4 == 2 && r % 3 != 0);
-    index[r] = off ? -1 : m++;
+  // apart there) against the dense system of the active rows; body-frame operators take the
+  // blocks from each body's clique, world-frame ones from W.
+  for (int frame = 0; frame < 2; ++frame) {
+    FrameBodies bodies(20, 15);
+    const TestBodies& ops = bodies.of(frame);
+    Problem p;
+    build(p, ops, chain_edges(20), bodies.rng);
+    ChainDual chain;
+    ASSERT_TRUE(chain.prepare(p.topology));
+    EXPECT_EQ(chain.needs_w(ops), frame == 1);
+    if (chain.needs_w(ops)) p.rows.compute_w(ops);
+    const int n = p.rows.size();
+    std::vector<int> index(n);
+    int m = 0;
+    for (int r = 0; r < n; ++r) {
+      const int item = r / 3;
+      const bool off = item == 7 || (item % 2 == 1 && r % 3 == 2) || (item % 4 == 2 && r % 3 != 0);
+      index[r] = off ? -1 : m++;
+    }
+    Eigen::VectorXd rhs(m);
+    for (int r = 0; r < n; ++r) {
+      if (index[r] >= 0) rhs[index[r]] = p.rows.rhs[r];
+    }
+    const Eigen::VectorXd ref = dense_active_solve(p.rows, index, ops);
+    Eigen::VectorXd sol;
+    ASSERT_TRUE(chain.solve(p.rows, ops, index, m, 2, rhs, sol));
+    EXPECT_LT(relative_difference(sol, ref), 1e-9) << "frame " << frame;
   }
-  Eigen::VectorXd rhs(m);
-  for (int r = 0; r < n; ++r) {
-    if (index[r] >= 0) rhs[index[r]] = p.rows.rhs[r];
-  }
-  const Eigen::VectorXd ref = dense_active_solve(p.rows, index, ops);
-  ChainDual chain;
-  ASSERT_TRUE(chain.prepare(p.topology));
-  Eigen::VectorXd sol;
-  ASSERT_TRUE(chain.solve(p.rows, ops, index, m, 2, rhs, sol));
-  EXPECT_LT(relative_difference(sol, ref), 1e-9);
 }
 
 TEST(DualSolvers, ChainRefusesATree) {
@@ -225,13 +242,10 @@ TEST(DualSolvers, ChainRefusesATree) {
 
 TEST(DualSolvers, TreeWithLoopsMatchesDenseInBothFrames) {
   for (int frame = 0; frame < 2; ++frame) {
-    std::mt19937 rng(7);
-    TestBodies body_ops(31, rng);
-    std::mt19937 rng2(7);
-    WorldFrameBodies world_ops(31, rng2);
-    const BodyOperators& ops = frame == 0 ? static_cast<const BodyOperators&>(body_ops) : world_ops;
+    FrameBodies bodies(31, 7);
+    const TestBodies& ops = bodies.of(frame);
     Problem p;
-    build(p, frame == 0 ? body_ops : world_ops, tree_edges(31, 2), rng);
+    build(p, ops, tree_edges(31, 2), bodies.rng);
     const Eigen::VectorXd ref = dense_solve(p.rows, ops);
     TreeDual tree;
     EXPECT_EQ(tree.needs_w(ops), frame == 1);
