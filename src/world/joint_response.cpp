@@ -8,6 +8,7 @@
 // joint_block gives all the columns of one articulation at once from the same factor
 // (solvers/ldlt_block.h).
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 
 #include <Eigen/Cholesky>
@@ -27,8 +28,13 @@ constexpr int kDenseRows = 96;  ///< articulations with more active rows factor 
 struct World::Impl::ArticulationFactor {
   std::vector<int> rows;                    ///< active rows (global ids), local order
   std::vector<std::uint32_t> bodies;        ///< dynamic bodies with rows
-  /// Per body: (local row, H^{-1} g of that row on the body).
-  std::vector<std::vector<std::pair<int, Vec12>>> w;
+  /// Per body k: (local row, H^{-1} g of that row on the body), at [w_begin[k],
+  /// w_begin[k + 1]) of w.
+  std::vector<std::pair<int, Vec12>> w;
+  std::vector<int> w_begin;
+  std::span<const std::pair<int, Vec12>> w_of(std::size_t k) const {
+    return {w.data() + w_begin[k], w.data() + w_begin[k + 1]};
+  }
   std::unordered_map<std::uint32_t, int> slot;  ///< body -> its index in `bodies`
   detail::LdltBlock block;                      ///< batched responses (sparse factors)
   Eigen::LDLT<Eigen::MatrixXd> dense;
@@ -146,15 +152,14 @@ bool order_rows_impl(std::vector<int>& rows, const std::vector<std::uint32_t>& b
 }  // namespace
 
 void World::Impl::order_rows(std::uint32_t art, ArticulationFactor& f,
-                             const std::unordered_map<int, int>& local, std::size_t members,
+                             const std::vector<int>& local, std::size_t members,
                              const std::vector<detail::ContactSchur::BlockColumn>* columns) {
   const int m = static_cast<int>(f.rows.size());
   // The local rows on each body, and those on a contact column's body.
   std::vector<std::vector<std::pair<int, int>>> on_body(f.bodies.size());
   for (std::size_t k = 0; k < f.bodies.size(); ++k) {
     for (int r : row_set.rows_of[f.bodies[k]]) {
-      const auto it = local.find(r);
-      if (it != local.end()) on_body[k].emplace_back(it->second, r);
+      if (local[r] >= 0) on_body[k].emplace_back(local[r], r);
     }
   }
   std::vector<char> contact_row(m, 0);
@@ -199,15 +204,27 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(
   auto in_response = [&](int r) {
     return index[r] >= 0 && (response_limits || rs.rows[r].kind == detail::RowKind::Equality);
   };
-  // Its bodies (members of the articulation) and their active rows.
-  std::unordered_map<int, int> local;
+  // Its bodies (members of the articulation) and their active rows; local: row -> its local
+  // number (-1 outside, reset on return).
+  auto& local = row_local;
+  local.resize(rs.rows.size(), -1);
+  struct Reset {  // local back to -1 on the rows set, however the function leaves
+    std::vector<int>& local;
+    const std::vector<int>& rows;
+    ~Reset() {
+      for (int r : rows) local[r] = -1;
+    }
+  } reset{local, f->rows};
   for (std::uint32_t i = art_begin[art]; i < art_begin[art + 1]; ++i) {
     const std::uint32_t b = art_members[i];
     bool any = false;
     for (int r : rs.rows_of[b]) {
       if (!in_response(r)) continue;
       any = true;
-      if (local.emplace(r, static_cast<int>(f->rows.size())).second) f->rows.push_back(r);
+      if (local[r] < 0) {
+        local[r] = static_cast<int>(f->rows.size());
+        f->rows.push_back(r);
+      }
     }
     if (any) {
       f->slot.emplace(b, static_cast<int>(f->bodies.size()));
@@ -222,21 +239,24 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(
   }
   // H^{-1} g per row and body: the dual solve's, when it computed them on these operators.
   const bool reuse_w = rs.have_w && rows_stamp == operator_stamp;
-  f->w.resize(f->bodies.size());
+  f->w_begin.resize(f->bodies.size() + 1);
+  f->w.reserve(2 * static_cast<std::size_t>(m));  // a row lies on at most two bodies
   for (std::size_t k = 0; k < f->bodies.size(); ++k) {
     const std::uint32_t b = f->bodies[k];
+    f->w_begin[k] = static_cast<int>(f->w.size());
     for (int r : rs.rows_of[b]) {
       if (!in_response(r)) continue;
-      f->w[k].emplace_back(local[r], reuse_w ? rs.w_of(r, b) : solve_body(b, rs.g_of(r, b)));
+      f->w.emplace_back(local[r], reuse_w ? rs.w_of(r, b) : solve_body(b, rs.g_of(r, b)));
     }
   }
+  f->w_begin.back() = static_cast<int>(f->w.size());
   // S_rs = sum over bodies of g_r . H^{-1} g_s, plus the compliances.
   Eigen::MatrixXd S;
   std::vector<Eigen::Triplet<double>> sparse_trip;
   if (f->use_dense) S = Eigen::MatrixXd::Zero(m, m);
   for (std::size_t k = 0; k < f->bodies.size(); ++k) {
     const std::uint32_t b = f->bodies[k];
-    const auto& wb = f->w[k];
+    const auto wb = f->w_of(k);
     for (const auto& [lr, wr] : wb) {
       const Vec12& gr = rs.g_of(f->rows[lr], b);
       for (const auto& [ls, ws] : wb) {
@@ -301,7 +321,7 @@ void World::Impl::joint_block(std::uint32_t art,
       const auto it = f.slot.find(static_cast<std::uint32_t>(columns[j].body[side]));
       if (it == f.slot.end()) continue;  // a body without active rows: no share
       const std::uint32_t b = f.bodies[it->second];
-      for (const auto& [l, w] : f.w[it->second]) {
+      for (const auto& [l, w] : f.w_of(it->second)) {
         trip.emplace_back(l, j, row_set.g_of(f.rows[l], b).dot(columns[j].w[side]));
       }
     }
@@ -337,13 +357,13 @@ void World::Impl::joint_response(std::vector<Vec12>& z, std::vector<std::uint32_
     Eigen::VectorXd rhs = Eigen::VectorXd::Zero(m);  // G z
     for (std::size_t k = 0; k < f.bodies.size(); ++k) {
       const std::uint32_t b = f.bodies[k];
-      for (const auto& [l, w] : f.w[k]) rhs[l] += rs.g_of(f.rows[l], b).dot(z[b]);
+      for (const auto& [l, w] : f.w_of(k)) rhs[l] += rs.g_of(f.rows[l], b).dot(z[b]);
     }
     const Eigen::VectorXd lambda = f.use_dense ? Eigen::VectorXd(f.dense.solve(rhs))
                                                : Eigen::VectorXd(f.sparse.solve(rhs));
     for (std::size_t k = 0; k < f.bodies.size(); ++k) {
       Vec12& zb = z[f.bodies[k]];
-      for (const auto& [l, w] : f.w[k]) zb.noalias() -= w * lambda[l];
+      for (const auto& [l, w] : f.w_of(k)) zb.noalias() -= w * lambda[l];
       touched.push_back(f.bodies[k]);
     }
     for (int l = 0; l < m; ++l) {

@@ -475,9 +475,10 @@ struct World::Impl final : detail::BodyOperators {
   ArticulationFactor& articulation_factor(
       std::uint32_t art, const std::vector<detail::ContactSchur::BlockColumn>* columns = nullptr);
   void order_rows(std::uint32_t art, ArticulationFactor& f,
-                  const std::unordered_map<int, int>& local, std::size_t members,
+                  const std::vector<int>& local, std::size_t members,
                   const std::vector<detail::ContactSchur::BlockColumn>* columns);
   std::unordered_map<std::uint32_t, std::shared_ptr<ArticulationFactor>> response_cache;
+  std::vector<int> row_local;  ///< articulation_factor's scratch: row -> local row (or -1)
   std::uint64_t response_stamp = 0, response_cache_stamp = ~0ull;
   /// The last minimum-degree row order of each articulation with loops (order_rows) and what
   /// it was computed from: per row in the incoming order its id and bodies, then the bodies
