@@ -2,7 +2,8 @@
 //   B_{k-1}^T x_{k-1} + D_k x_k + B_k x_{k+1} = b_k,  k = 0 .. K-1,
 // with symmetric positive definite D_k of variable size r_k (a few rows: a joint's). With
 // D'_0 = D_0 and D'_k = L_k L_k^T, Y_k = L_k^{-1} B_k, D'_{k+1} = D_{k+1} - Y_k^T Y_k:
-//   forward:  y_k = L_k^{-1} (b_k - Y_{k-1}^T y_{k-1});   backward: x_k = L_k^{-T} (y_k - Y_k x_{k+1}).
+//   forward:  y_k = L_k^{-1} (b_k - Y_{k-1}^T y_{k-1});
+//   backward: x_k = L_k^{-T} (y_k - Y_k x_{k+1}).
 // Block k is kept as one column-major (r_k + r_{k+1})^2 array [D_k .; B_k^T 0] and factored
 // in place to [L_k .; Y_k^T -Y_k^T Y_k] (a partial Cholesky, small_dense.h): every block in
 // one flat array, no allocation once the sizes have been seen. O(K) small dense operations.
@@ -19,7 +20,6 @@ class BlockThomas {
   /// D_k and B_k is zero.
   void reset(const std::vector<int>& sizes);
   std::size_t blocks() const { return size_.size() - 1; }
-  int size(std::size_t k) const { return size_[k]; }
   /// D_k(p, q) for p >= q (the lower triangle is all that is read), to be written.
   double& D(std::size_t k, int p, int q) { return a_[at_[k] + p + q * lda(k)]; }
   /// B_k(p, q), p < r_k, q < r_{k+1}, to be written (stored as B_k^T).

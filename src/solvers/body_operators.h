@@ -56,7 +56,9 @@ class BodyOperators {
     for (int k = 0; k < n; ++k) {
       const Vec12& gk = *g[k];
       Vec12& v = vb[k];
-      for (int c = 0; c < 3; ++c) v.segment<3>(3 * c).noalias() = R.transpose() * gk.segment<3>(3 * c);
+      for (int c = 0; c < 3; ++c) {
+        v.segment<3>(3 * c).noalias() = R.transpose() * gk.segment<3>(3 * c);
+      }
       v.tail<3>() = gk.tail<3>();
       zb[k] = F.solve(v);
     }
