@@ -920,15 +920,19 @@ TEST_F(CliTest, SigtermClosesTheOutputsLikeSigint) {
   const pid_t a = start_cli({"run", pendulum, "--steps", "100000000", "--out", csv.string(),
                              "--stats", stats.string()},
                             tmp("a_out.txt"), tmp("a_err.txt"));
+  const fs::path b_stats = tmp("b_stats.jsonl");
   const pid_t b = start_cli({"run", pendulum, "--steps", "100000000", "--out", glb.string(),
-                             "--frame-every", "100"},
+                             "--frame-every", "100", "--stats", b_stats.string()},
                             tmp("b_out.txt"), tmp("b_err.txt"));
   const fs::path interrupted_csv = tmp("interrupted.csv");
   const pid_t c = start_cli({"run", pendulum, "--steps", "100000000", "--out",
                              interrupted_csv.string()},
                             tmp("c_out.txt"), tmp("c_err.txt"));
-  // Stopped mid-run, once rows have been written (the glTF is written at the end).
-  EXPECT_TRUE(wait_for_size(stats, 100000, 20.0));
+  // Stopped mid-run, once every run has written rows and so has its handlers in place (the
+  // glTF is written at the end). Under load a run may take seconds to start.
+  EXPECT_TRUE(wait_for_size(stats, 100000, 60.0));
+  EXPECT_TRUE(wait_for_size(b_stats, 1000, 60.0));
+  EXPECT_TRUE(wait_for_size(interrupted_csv, 1000, 60.0));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ::kill(a, SIGTERM);
   ::kill(b, SIGTERM);
