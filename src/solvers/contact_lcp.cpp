@@ -71,16 +71,9 @@ class FreeSolve {
   bool solve(const ContactLcp& p, const std::vector<int>& free_rows,
              const std::vector<int>& free_of, const Eigen::VectorXd& at, Eigen::VectorXd& x) {
     const int m = static_cast<int>(free_rows.size());
+    Eigen::VectorXd rhs;
+    const std::size_t entries = free_rhs(p, free_rows, free_of, at, rhs);
     if (factored_ && free_rows == rows_) {
-      Eigen::VectorXd rhs(m);
-      for (int e = 0; e < m; ++e) {
-        const int r = free_rows[e];
-        double v = p.b[r];
-        for (SpMat::InnerIterator it(p.D, r); it; ++it) {
-          if (free_of[it.row()] < 0) v -= it.value() * at[it.row()];
-        }
-        rhs[e] = v;
-      }
       if (dense_used_) {
         dense_solve(free_rows, rhs, x);
       } else {
@@ -90,43 +83,35 @@ class FreeSolve {
     }
     const bool had_dense = factored_ && dense_used_;
     factored_ = false;
-    // The free rows' entries; a block filled beyond kDenseShare (the contacts of one
-    // articulation, all coupled through its joints) factors dense.
-    std::size_t entries = 0;
-    for (int r : free_rows) {
-      for (SpMat::InnerIterator it(p.D, r); it; ++it) entries += free_of[it.row()] >= 0;
-    }
+    // A block filled beyond kDenseShare (the contacts of one articulation, all coupled through
+    // its joints) factors dense.
     const bool dense = m >= kDenseFrom && static_cast<double>(entries + m) >
                                               kDenseShare * static_cast<double>(m) * m;
     const bool update = dense && had_dense && update_dense(p, free_rows);
-    trip_.clear();
     if (dense && !update) {
       dense_.setZero(m, m);
-    } else if (!dense) {
-      order_free_rows(p, free_rows);
-    }
-    Eigen::VectorXd rhs(m);
-    for (int e = 0; e < m; ++e) {
-      const int r = free_rows[e];
-      double v = p.b[r];
-      if (dense && !update) {
+      for (int e = 0; e < m; ++e) {
+        const int r = free_rows[e];
         dense_(e, e) += p.alpha[r];
-      } else if (!dense) {
-        trip_.emplace_back(local_[e], local_[e], p.alpha[r]);
-      }
-      for (SpMat::InnerIterator it(p.D, r); it; ++it) {
-        const int c = static_cast<int>(it.row());
-        if (free_of[c] < 0) {
-          v -= it.value() * at[c];
-        } else if (update) {
-          continue;  // (the factor holds K_FF already)
-        } else if (dense) {
-          dense_(free_of[c], e) += it.value();
-        } else if (local_[free_of[c]] >= local_[e]) {  // the lower triangle, which ldlt_ reads
-          trip_.emplace_back(local_[free_of[c]], local_[e], it.value());
+        for (SpMat::InnerIterator it(p.D, r); it; ++it) {
+          const int c = static_cast<int>(it.row());
+          if (free_of[c] >= 0) dense_(free_of[c], e) += it.value();
         }
       }
-      rhs[e] = v;
+    } else if (!dense) {
+      order_free_rows(p, free_rows);
+      trip_.clear();
+      for (int e = 0; e < m; ++e) {
+        const int r = free_rows[e];
+        trip_.emplace_back(local_[e], local_[e], p.alpha[r]);
+        for (SpMat::InnerIterator it(p.D, r); it; ++it) {
+          const int c = static_cast<int>(it.row());
+          // The lower triangle, which ldlt_ reads.
+          if (free_of[c] >= 0 && local_[free_of[c]] >= local_[e]) {
+            trip_.emplace_back(local_[free_of[c]], local_[e], it.value());
+          }
+        }
+      }
     }
     dense_used_ = dense;
     if (dense) {
@@ -171,6 +156,29 @@ class FreeSolve {
               [&](int x, int y) { return rank_[free_rows[x]] < rank_[free_rows[y]]; });
     local_.resize(m);
     for (int k = 0; k < m; ++k) local_[by_rank_[k]] = k;
+  }
+  /// rhs = b_F - K_FB at_B over the free rows. Returns the count of D's entries that couple
+  /// two free rows.
+  static std::size_t free_rhs(const ContactLcp& p, const std::vector<int>& free_rows,
+                              const std::vector<int>& free_of, const Eigen::VectorXd& at,
+                              Eigen::VectorXd& rhs) {
+    const int m = static_cast<int>(free_rows.size());
+    std::size_t entries = 0;
+    rhs.resize(m);
+    for (int e = 0; e < m; ++e) {
+      const int r = free_rows[e];
+      double v = p.b[r];
+      for (SpMat::InnerIterator it(p.D, r); it; ++it) {
+        const int c = static_cast<int>(it.row());
+        if (free_of[c] < 0) {
+          v -= it.value() * at[c];
+        } else {
+          ++entries;
+        }
+      }
+      rhs[e] = v;
+    }
+    return entries;
   }
   /// Brings the dense factor from the last dense free set (order_) to `free_rows`: removes the
   /// rows that left, appends those that came. False (the factor then made anew) when more rows
