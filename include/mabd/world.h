@@ -161,7 +161,8 @@ class World {
   std::vector<ComponentSummary> topology() const;
   /// Non-fatal remarks collected while building (e.g. an anchor far outside both bodies).
   const std::vector<std::string>& warnings() const;
-  const BodyInfo& body_info(BodyId id) const;
+  /// The body's name, kind, mass, volume, inertia and size (a copy).
+  BodyInfo body_info(BodyId id) const;
   std::optional<BodyId> find_body(const std::string& name) const;
 
   // ---- Inputs ----------------------------------------------------------------------------

@@ -39,7 +39,7 @@ inline Vec3 any_perpendicular(const Vec3& n) {
 inline double rigid_effective_mass(const BodyModel& B, const Vec12& q, const Vec3& p,
                             const Vec3& d) {
   const Vec3 pxd = p.cross(affine_A(q).transpose() * d);
-  return 1.0 / (1.0 / B.mass() + pxd.cwiseAbs2().cwiseQuotient(B.info.principal_inertia).sum());
+  return 1.0 / (1.0 / B.mass() + pxd.cwiseAbs2().cwiseQuotient(B.principal_inertia()).sum());
 }
 
 /// Penalty row law of a row of effective mass m_eff (kg): stiffness k = m_eff / tau^2 (N/m)

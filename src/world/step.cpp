@@ -971,7 +971,7 @@ std::string divergence_advice(const std::vector<detail::BodyModel>& bodies,
   }
   // Stiffest spring or position drive on this body against its largest moment of inertia
   // (the least it can turn about; an axis through its centre: an estimate).
-  const double inertia = std::max(b.info.principal_inertia.maxCoeff(), 1e-300);
+  const double inertia = std::max(b.principal_inertia().maxCoeff(), 1e-300);
   double stiffest = 0;
   std::string spring_name;
   for (const auto& j : joints) {

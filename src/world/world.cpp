@@ -142,10 +142,6 @@ BodyId World::add_body(const BodyDef& def) {
   b.constants = w.share_constants(c);
   b.info.name = def.name;
   b.info.kind = def.kind;
-  b.info.mass = c.mass;
-  b.info.volume = c.volume;
-  const double tr = c.sigma.sum();
-  b.info.principal_inertia = Vec3(tr - c.sigma[0], tr - c.sigma[1], tr - c.sigma[2]);
   b.info.size = bounding_radius(def.shape, mp.com);
   if (def.kind == BodyKind::Kinematic) {
     b.kinematics = std::make_shared<const BodyModel::Kinematics>(
@@ -258,9 +254,17 @@ std::int64_t World::step_count() const { return impl_->steps; }
 std::size_t World::body_count() const { return impl_->bodies.size(); }
 std::size_t World::factor_count() const { return impl_->factors.size(); }
 
-const BodyInfo& World::body_info(BodyId id) const {
+BodyInfo World::body_info(BodyId id) const {
   impl_->check_id(id);
-  return impl_->bodies[id.index].info;
+  const detail::BodyModel& b = impl_->bodies[id.index];
+  BodyInfo info;
+  info.name = b.info.name;
+  info.kind = b.info.kind;
+  info.mass = b.mass();
+  info.volume = b.volume();
+  info.principal_inertia = b.principal_inertia();
+  info.size = b.info.size;
+  return info;
 }
 
 std::optional<BodyId> World::find_body(const std::string& name) const {
