@@ -39,6 +39,8 @@ struct World::Impl::ArticulationFactor {
   detail::LdltBlock block;                      ///< batched responses (sparse factors)
   Eigen::LDLT<Eigen::MatrixXd> dense;
   detail::LdltBlock::Factor sparse;  ///< in the rows' order (order_rows)
+  /// The sparse factor's pattern: per row its id and bodies, then the bodies.
+  std::vector<int> pattern;
   bool use_dense = true;
   bool ok = false;
 };
@@ -155,6 +157,31 @@ void World::Impl::order_rows(std::uint32_t art, ArticulationFactor& f,
                              const std::vector<int>& local, std::size_t members,
                              const std::vector<detail::ContactSchur::BlockColumn>* columns) {
   const int m = static_cast<int>(f.rows.size());
+  // The slots of the contact columns' bodies (the leaves-first order keeps their rows last).
+  std::vector<int> contact_slots;
+  if (columns != nullptr) {
+    for (const auto& c : *columns) {
+      for (std::int32_t body : c.body) {
+        if (body < 0) continue;
+        const auto it = f.slot.find(static_cast<std::uint32_t>(body));
+        if (it != f.slot.end()) contact_slots.push_back(it->second);
+      }
+    }
+    std::sort(contact_slots.begin(), contact_slots.end());
+    contact_slots.erase(std::unique(contact_slots.begin(), contact_slots.end()),
+                        contact_slots.end());
+  }
+  std::vector<int> key;
+  key.reserve(3 * f.rows.size() + f.bodies.size() + 1);
+  for (int r : f.rows) key.insert(key.end(), {r, row_set.row_a[r], row_set.row_b[r]});
+  for (std::uint32_t b : f.bodies) key.push_back(static_cast<int>(b));
+  key.push_back(static_cast<int>(members));
+  const auto it = row_orders.find(art);
+  if (it != row_orders.end() && it->second.key == key &&
+      (it->second.amd || it->second.contact_slots == contact_slots)) {
+    f.rows = it->second.rows;
+    return;
+  }
   // The local rows on each body, and those on a contact column's body.
   std::vector<std::vector<std::pair<int, int>>> on_body(f.bodies.size());
   for (std::size_t k = 0; k < f.bodies.size(); ++k) {
@@ -163,29 +190,12 @@ void World::Impl::order_rows(std::uint32_t art, ArticulationFactor& f,
     }
   }
   std::vector<char> contact_row(m, 0);
-  if (columns != nullptr) {
-    for (const auto& c : *columns) {
-      for (std::int32_t body : c.body) {
-        if (body < 0) continue;
-        const auto it = f.slot.find(static_cast<std::uint32_t>(body));
-        if (it == f.slot.end()) continue;
-        for (const auto& [l, r] : on_body[it->second]) contact_row[l] = 1;
-      }
-    }
+  for (int k : contact_slots) {
+    for (const auto& [l, r] : on_body[k]) contact_row[l] = 1;
   }
-  std::vector<int> key;
-  key.reserve(3 * f.rows.size() + f.bodies.size() + 1);
-  for (int r : f.rows) key.insert(key.end(), {r, row_set.row_a[r], row_set.row_b[r]});
-  for (std::uint32_t b : f.bodies) key.push_back(static_cast<int>(b));
-  key.push_back(static_cast<int>(members));
-  const auto it = row_orders.find(art);
-  if (it != row_orders.end() && it->second.key == key) {
-    f.rows = it->second.rows;
-    return;
-  }
-  if (order_rows_impl(f.rows, f.bodies, f.slot, row_set, on_body, members, contact_row)) {
-    row_orders[art] = RowOrder{std::move(key), f.rows};
-  }
+  const bool amd = order_rows_impl(f.rows, f.bodies, f.slot, row_set, on_body, members,
+                                   contact_row);
+  row_orders[art] = RowOrder{std::move(key), std::move(contact_slots), f.rows, amd};
 }
 
 World::Impl::ArticulationFactor& World::Impl::articulation_factor(
@@ -233,35 +243,48 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(
   }
   const int m = static_cast<int>(f->rows.size());
   f->use_dense = m <= kDenseRows;
+  // The articulation's last sparse factor, when it has the same pattern: its symbolic
+  // analysis and elimination tree serve again (unless a copy of the world shares it).
+  std::shared_ptr<ArticulationFactor> same;
   if (!f->use_dense) {
     order_rows(art, *f, local, art_begin[art + 1] - art_begin[art], columns);
     for (int l = 0; l < m; ++l) local[f->rows[l]] = l;
-  }
-  // H^{-1} g per row and body: the dual solve's, when it computed them on these operators.
-  const bool reuse_w = rs.have_w && rows_stamp == operator_stamp;
-  f->w_begin.resize(f->bodies.size() + 1);
-  f->w.reserve(2 * static_cast<std::size_t>(m));  // a row lies on at most two bodies
-  for (std::size_t k = 0; k < f->bodies.size(); ++k) {
-    const std::uint32_t b = f->bodies[k];
-    f->w_begin[k] = static_cast<int>(f->w.size());
-    for (int r : rs.rows_of[b]) {
-      if (!in_response(r)) continue;
-      f->w.emplace_back(local[r], reuse_w ? rs.w_of(r, b) : solve_body(b, rs.g_of(r, b)));
+    f->pattern.reserve(3 * f->rows.size() + f->bodies.size());
+    for (int r : f->rows) f->pattern.insert(f->pattern.end(), {r, rs.row_a[r], rs.row_b[r]});
+    for (std::uint32_t b : f->bodies) f->pattern.push_back(static_cast<int>(b));
+    const auto last = sparse_factors.find(art);
+    if (last != sparse_factors.end() && last->second.use_count() == 1 && last->second->ok &&
+        last->second->pattern == f->pattern) {
+      same = last->second;
+      same->w.clear();
     }
   }
-  f->w_begin.back() = static_cast<int>(f->w.size());
+  ArticulationFactor& a = same ? *same : *f;  // (same rows, bodies and slots as f)
+  // H^{-1} g per row and body: the dual solve's, when it computed them on these operators.
+  const bool reuse_w = rs.have_w && rows_stamp == operator_stamp;
+  a.w_begin.resize(a.bodies.size() + 1);
+  a.w.reserve(2 * static_cast<std::size_t>(m));  // a row lies on at most two bodies
+  for (std::size_t k = 0; k < a.bodies.size(); ++k) {
+    const std::uint32_t b = a.bodies[k];
+    a.w_begin[k] = static_cast<int>(a.w.size());
+    for (int r : rs.rows_of[b]) {
+      if (!in_response(r)) continue;
+      a.w.emplace_back(local[r], reuse_w ? rs.w_of(r, b) : solve_body(b, rs.g_of(r, b)));
+    }
+  }
+  a.w_begin.back() = static_cast<int>(a.w.size());
   // S_rs = sum over bodies of g_r . H^{-1} g_s, plus the compliances.
   Eigen::MatrixXd S;
   std::vector<Eigen::Triplet<double>> sparse_trip;
-  if (f->use_dense) S = Eigen::MatrixXd::Zero(m, m);
-  for (std::size_t k = 0; k < f->bodies.size(); ++k) {
-    const std::uint32_t b = f->bodies[k];
-    const auto wb = f->w_of(k);
+  if (a.use_dense) S = Eigen::MatrixXd::Zero(m, m);
+  for (std::size_t k = 0; k < a.bodies.size(); ++k) {
+    const std::uint32_t b = a.bodies[k];
+    const auto wb = a.w_of(k);
     for (const auto& [lr, wr] : wb) {
-      const Vec12& gr = rs.g_of(f->rows[lr], b);
+      const Vec12& gr = rs.g_of(a.rows[lr], b);
       for (const auto& [ls, ws] : wb) {
         const double v = gr.dot(ws);
-        if (f->use_dense) {
+        if (a.use_dense) {
           S(lr, ls) += v;
         } else {
           sparse_trip.emplace_back(lr, ls, v);
@@ -270,27 +293,31 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(
     }
   }
   for (int l = 0; l < m; ++l) {
-    const double c = rs.rows[f->rows[l]].compliance;
-    if (f->use_dense) {
+    const double c = rs.rows[a.rows[l]].compliance;
+    if (a.use_dense) {
       S(l, l) += c;
     } else {
       sparse_trip.emplace_back(l, l, c);
     }
   }
-  if (f->use_dense) {
+  if (a.use_dense) {
     S = 0.5 * (S + S.transpose());
-    f->dense.compute(S);
-    f->ok = f->dense.info() == Eigen::Success;
+    a.dense.compute(S);
+    a.ok = a.dense.info() == Eigen::Success;
   } else {
     Eigen::SparseMatrix<double> A(m, m);
     A.setFromTriplets(sparse_trip.begin(), sparse_trip.end());
-    f->sparse.compute(A);
-    f->ok = f->sparse.info() == Eigen::Success;
-    if (f->ok) f->block.prepare(f->sparse);
+    if (same) {
+      a.sparse.factorize(A);
+    } else {
+      a.sparse.compute(A);
+    }
+    a.ok = a.sparse.info() == Eigen::Success;
+    if (a.ok && !same) a.block.prepare(a.sparse);
+    if (!same) sparse_factors[art] = f;
   }
-  auto& ref = *f;
-  response_cache.emplace(art, std::move(f));
-  return ref;
+  response_cache.emplace(art, same ? same : f);
+  return a;
 }
 
 namespace {

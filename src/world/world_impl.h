@@ -490,16 +490,22 @@ struct World::Impl final : detail::BodyOperators {
                   const std::vector<int>& local, std::size_t members,
                   const std::vector<detail::ContactSchur::BlockColumn>* columns);
   std::unordered_map<std::uint32_t, std::shared_ptr<ArticulationFactor>> response_cache;
+  /// The last sparse factor of each articulation: the next one of the same pattern (rows,
+  /// order and bodies) factors its new values on this one's symbolic analysis.
+  std::unordered_map<std::uint32_t, std::shared_ptr<ArticulationFactor>> sparse_factors;
   std::vector<int> row_local;  ///< articulation_factor's scratch: row -> local row (or -1)
   std::uint64_t response_stamp = 0, response_cache_stamp = ~0ull;
-  /// The last minimum-degree row order of each articulation with loops (order_rows) and what
-  /// it was computed from: per row in the incoming order its id and bodies, then the bodies
-  /// in order and the member count. Equal inputs give the same order (AMD is deterministic
-  /// and reads nothing else), so a Newton iteration or a step whose rows did not change
-  /// reuses it.
+  /// The last row order of each articulation (order_rows) and what it was computed from: per
+  /// row in the incoming order its id and bodies, then the bodies in order and the member
+  /// count; and the slots of the contact columns' bodies, which only the leaves-first order
+  /// of a loop-free articulation reads. Equal inputs give the same order (both orders are
+  /// deterministic and read nothing else), so a Newton iteration or a step whose rows and
+  /// contact bodies did not change reuses it.
   struct RowOrder {
     std::vector<int> key;
+    std::vector<int> contact_slots;
     std::vector<int> rows;
+    bool amd = false;  ///< minimum degree (loops): the contact slots play no part
   };
   std::unordered_map<std::uint32_t, RowOrder> row_orders;
   /// The joint rows solved with the contacts (add_coupled_joint_rows): their row ids, whether
