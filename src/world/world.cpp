@@ -20,9 +20,6 @@ std::string body_label(const BodyDef& def, std::size_t index) {
   return def.name.empty() ? "body #" + std::to_string(index) : "body '" + def.name + "'";
 }
 
-void require(bool ok, const std::string& label, const std::string& what) {
-  if (!ok) throw InvalidArgument(label + ": " + what);
-}
 
 std::string num(double v) {
   std::ostringstream s;
@@ -71,29 +68,43 @@ void World::reserve(std::size_t bodies, std::size_t joints) {
 
 BodyId World::add_body(const BodyDef& def) {
   Impl& w = *impl_;
-  const std::string label = body_label(def, w.bodies.size());
-  if (!def.name.empty()) require(!w.find_body(def.name), label, "duplicate body name");
+  // Each check writes its message only when it fails: a generated scene adds a million
+  // bodies, and formatting the numbers of five messages cost more than the rest of add_body.
+  const auto label = [&] { return body_label(def, w.bodies.size()); };
+  const auto require = [&](bool ok, const auto& what) {
+    if (!ok) throw InvalidArgument(label() + ": " + std::string(what()));
+  };
+  if (!def.name.empty()) require(!w.find_body(def.name), [] { return "duplicate body name"; });
   const Material& mat = def.material;
-  require(std::isfinite(mat.youngs_modulus) && mat.youngs_modulus > 0, label,
-          "material.youngs_modulus: must be positive and finite (got " + num(mat.youngs_modulus) + ")");
+  require(std::isfinite(mat.youngs_modulus) && mat.youngs_modulus > 0, [&] {
+    return "material.youngs_modulus: must be positive and finite (got " +
+           num(mat.youngs_modulus) + ")";
+  });
   require(std::isfinite(mat.poisson_ratio) && mat.poisson_ratio >= 0 && mat.poisson_ratio < 0.5,
-          label, "material.poisson_ratio: must be in [0, 0.5) (got " + num(mat.poisson_ratio) + ")");
-  require(std::isfinite(mat.density) && mat.density > 0, label,
-          "material.density: must be positive and finite (got " + num(mat.density) + ")");
+          [&] {
+            return "material.poisson_ratio: must be in [0, 0.5) (got " + num(mat.poisson_ratio) +
+                   ")";
+          });
+  require(std::isfinite(mat.density) && mat.density > 0, [&] {
+    return "material.density: must be positive and finite (got " + num(mat.density) + ")";
+  });
   if (def.mass) {
-    require(std::isfinite(*def.mass) && *def.mass > 0, label,
-            "mass: must be positive and finite (got " + num(*def.mass) + ")");
+    require(std::isfinite(*def.mass) && *def.mass > 0, [&] {
+      return "mass: must be positive and finite (got " + num(*def.mass) + ")";
+    });
   }
-  require(def.position.allFinite(), label, "position: must be finite");
-  require(def.linear_velocity.allFinite(), label, "linear_velocity: must be finite");
-  require(def.angular_velocity.allFinite(), label, "angular_velocity: must be finite");
+  require(def.position.allFinite(), [] { return "position: must be finite"; });
+  require(def.linear_velocity.allFinite(), [] { return "linear_velocity: must be finite"; });
+  require(def.angular_velocity.allFinite(), [] { return "angular_velocity: must be finite"; });
   const double qn = def.orientation.coeffs().norm();
-  require(std::isfinite(qn) && qn > 1e-12, label, "orientation: must be a non-zero finite quaternion");
-  require(!def.motion || def.kind == BodyKind::Kinematic, label,
-          "motion: only kinematic bodies follow a prescribed motion");
+  require(std::isfinite(qn) && qn > 1e-12,
+          [] { return "orientation: must be a non-zero finite quaternion"; });
+  require(!def.motion || def.kind == BodyKind::Kinematic,
+          [] { return "motion: only kinematic bodies follow a prescribed motion"; });
 
-  require(std::isfinite(mat.friction) && mat.friction >= 0, label,
-          "material.friction: must be >= 0 and finite (got " + num(mat.friction) + ")");
+  require(std::isfinite(mat.friction) && mat.friction >= 0, [&] {
+    return "material.friction: must be >= 0 and finite (got " + num(mat.friction) + ")";
+  });
   const bool collider = def.kind != BodyKind::Dynamic;
   MassProperties mp;
   try {
@@ -123,7 +134,7 @@ BodyId World::add_body(const BodyDef& def) {
       mp.principal_second_moment = Vec3::Ones();
     }
   } catch (const InvalidArgument& e) {
-    throw InvalidArgument(label + ": " + e.what());
+    throw InvalidArgument(label() + ": " + e.what());
   }
   const double scale = def.mass ? *def.mass / mp.mass : 1.0;
 
