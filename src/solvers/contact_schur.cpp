@@ -254,9 +254,7 @@ const ContactLcp& ContactSchur::assemble(const ContactRows& rows, const BodyOper
     }
     for (std::uint32_t i : touched_) z_[i] = Vec12::Zero();
   }
-  Eigen::SparseMatrix<double> D(n, n);
-  D.setFromTriplets(trip_.begin(), trip_.end());
-  lcp_.D = 0.5 * (D + Eigen::SparseMatrix<double>(D.transpose()));
+  symmetric_.assemble(n, trip_, lcp_.D);
   return lcp_;
 }
 
@@ -318,9 +316,7 @@ void ContactSchur::assemble_blocks(const ContactRows& rows,
       }
     }
   }
-  Eigen::SparseMatrix<double> D(n, n);
-  D.setFromTriplets(trip_.begin(), trip_.end());
-  lcp_.D = 0.5 * (D + Eigen::SparseMatrix<double>(D.transpose()));
+  symmetric_.assemble(n, trip_, lcp_.D);
 }
 
 bool ContactSchur::add_response(const ContactRows& rows, const std::vector<char>& jointed,

@@ -20,6 +20,7 @@
 #include "mabd/math.h"
 #include "solvers/body_operators.h"
 #include "solvers/contact_lcp.h"
+#include "solvers/symmetric_assembly.h"
 
 namespace mabd::detail {
 
@@ -138,6 +139,7 @@ class ContactSchur {
   std::vector<Vec12> z_;
   std::vector<std::uint32_t> touched_;
   std::vector<Eigen::Triplet<double>> trip_;
+  SymmetricAssembly symmetric_;  ///< D = 0.5 (D + D^T) from trip_
   int responses_ = 0;
   bool dy_through_joints_ = false;
 };
