@@ -2,6 +2,7 @@
 #include "solvers/symmetric_assembly.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace mabd::detail {
 
@@ -23,6 +24,7 @@ void SymmetricAssembly::assemble(int n, const std::vector<Eigen::Triplet<double>
   has_d_.assign(entries, 0);
   has_t_.assign(entries, 0);
   for (const auto& e : triplets) {
+    assert(e.row() >= 0 && e.row() < n && e.col() >= 0 && e.col() < n);
     const std::size_t at = static_cast<std::size_t>(e.row()) + un * e.col();
     const std::size_t at_t = static_cast<std::size_t>(e.col()) + un * e.row();
     if (has_d_[at]) {

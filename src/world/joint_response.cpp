@@ -23,6 +23,17 @@ namespace mabd {
 
 namespace {
 constexpr int kDenseRows = 96;  ///< articulations with more active rows factor sparse
+
+/// What a factor's pattern and a row order are made from: per row (in the given order) its
+/// id and bodies, then the bodies.
+std::vector<int> rows_key(const std::vector<int>& rows, const std::vector<std::uint32_t>& bodies,
+                          const detail::RowSet& rs) {
+  std::vector<int> key;
+  key.reserve(3 * rows.size() + bodies.size() + 1);
+  for (int r : rows) key.insert(key.end(), {r, rs.row_a[r], rs.row_b[r]});
+  for (std::uint32_t b : bodies) key.push_back(static_cast<int>(b));
+  return key;
+}
 }  // namespace
 
 struct World::Impl::ArticulationFactor {
@@ -171,10 +182,7 @@ void World::Impl::order_rows(std::uint32_t art, ArticulationFactor& f,
     contact_slots.erase(std::unique(contact_slots.begin(), contact_slots.end()),
                         contact_slots.end());
   }
-  std::vector<int> key;
-  key.reserve(3 * f.rows.size() + f.bodies.size() + 1);
-  for (int r : f.rows) key.insert(key.end(), {r, row_set.row_a[r], row_set.row_b[r]});
-  for (std::uint32_t b : f.bodies) key.push_back(static_cast<int>(b));
+  std::vector<int> key = rows_key(f.rows, f.bodies, row_set);
   key.push_back(static_cast<int>(members));
   const auto it = row_orders.find(art);
   if (it != row_orders.end() && it->second.key == key &&
@@ -249,9 +257,7 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(
   if (!f->use_dense) {
     order_rows(art, *f, local, art_begin[art + 1] - art_begin[art], columns);
     for (int l = 0; l < m; ++l) local[f->rows[l]] = l;
-    f->pattern.reserve(3 * f->rows.size() + f->bodies.size());
-    for (int r : f->rows) f->pattern.insert(f->pattern.end(), {r, rs.row_a[r], rs.row_b[r]});
-    for (std::uint32_t b : f->bodies) f->pattern.push_back(static_cast<int>(b));
+    f->pattern = rows_key(f->rows, f->bodies, rs);
     const auto last = sparse_factors.find(art);
     if (last != sparse_factors.end() && last->second.use_count() == 1 && last->second->ok &&
         last->second->pattern == f->pattern) {

@@ -80,6 +80,7 @@ void World::Impl::update_articulations() {
     for (std::uint32_t i = 0; i < articulation.size(); ++i) art_members[fill[articulation[i]]++] = i;
   }
   response_cache.clear();
+  sparse_factors.clear();  // (articulation numbers may now name other bodies)
   // Articulations with a colliding body (two at least, or pairs need self-collision).
   std::vector<char> seen(bodies.size(), 0);
   collidable_articulations = 0;

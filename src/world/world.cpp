@@ -20,7 +20,6 @@ std::string body_label(const BodyDef& def, std::size_t index) {
   return def.name.empty() ? "body #" + std::to_string(index) : "body '" + def.name + "'";
 }
 
-
 std::string num(double v) {
   std::ostringstream s;
   s << v;
@@ -68,43 +67,41 @@ void World::reserve(std::size_t bodies, std::size_t joints) {
 
 BodyId World::add_body(const BodyDef& def) {
   Impl& w = *impl_;
-  // Each check writes its message only when it fails: a generated scene adds a million
-  // bodies, and formatting the numbers of five messages cost more than the rest of add_body.
+  // A check writes its message only when it fails (as add_joint's): a generated scene adds a
+  // million bodies, and formatting the numbers of five messages cost more than the rest.
   const auto label = [&] { return body_label(def, w.bodies.size()); };
-  const auto require = [&](bool ok, const auto& what) {
-    if (!ok) throw InvalidArgument(label() + ": " + std::string(what()));
+  const auto fail = [&](const std::string& what) {
+    throw InvalidArgument(label() + ": " + what);
   };
-  if (!def.name.empty()) require(!w.find_body(def.name), [] { return "duplicate body name"; });
+  if (!def.name.empty() && w.find_body(def.name)) fail("duplicate body name");
   const Material& mat = def.material;
-  require(std::isfinite(mat.youngs_modulus) && mat.youngs_modulus > 0, [&] {
-    return "material.youngs_modulus: must be positive and finite (got " +
-           num(mat.youngs_modulus) + ")";
-  });
-  require(std::isfinite(mat.poisson_ratio) && mat.poisson_ratio >= 0 && mat.poisson_ratio < 0.5,
-          [&] {
-            return "material.poisson_ratio: must be in [0, 0.5) (got " + num(mat.poisson_ratio) +
-                   ")";
-          });
-  require(std::isfinite(mat.density) && mat.density > 0, [&] {
-    return "material.density: must be positive and finite (got " + num(mat.density) + ")";
-  });
-  if (def.mass) {
-    require(std::isfinite(*def.mass) && *def.mass > 0, [&] {
-      return "mass: must be positive and finite (got " + num(*def.mass) + ")";
-    });
+  if (!(std::isfinite(mat.youngs_modulus) && mat.youngs_modulus > 0)) {
+    fail("material.youngs_modulus: must be positive and finite (got " + num(mat.youngs_modulus) +
+         ")");
   }
-  require(def.position.allFinite(), [] { return "position: must be finite"; });
-  require(def.linear_velocity.allFinite(), [] { return "linear_velocity: must be finite"; });
-  require(def.angular_velocity.allFinite(), [] { return "angular_velocity: must be finite"; });
+  if (!(std::isfinite(mat.poisson_ratio) && mat.poisson_ratio >= 0 && mat.poisson_ratio < 0.5)) {
+    fail("material.poisson_ratio: must be in [0, 0.5) (got " + num(mat.poisson_ratio) + ")");
+  }
+  if (!(std::isfinite(mat.density) && mat.density > 0)) {
+    fail("material.density: must be positive and finite (got " + num(mat.density) + ")");
+  }
+  if (def.mass && !(std::isfinite(*def.mass) && *def.mass > 0)) {
+    fail("mass: must be positive and finite (got " + num(*def.mass) + ")");
+  }
+  if (!def.position.allFinite()) fail("position: must be finite");
+  if (!def.linear_velocity.allFinite()) fail("linear_velocity: must be finite");
+  if (!def.angular_velocity.allFinite()) fail("angular_velocity: must be finite");
   const double qn = def.orientation.coeffs().norm();
-  require(std::isfinite(qn) && qn > 1e-12,
-          [] { return "orientation: must be a non-zero finite quaternion"; });
-  require(!def.motion || def.kind == BodyKind::Kinematic,
-          [] { return "motion: only kinematic bodies follow a prescribed motion"; });
+  if (!(std::isfinite(qn) && qn > 1e-12)) {
+    fail("orientation: must be a non-zero finite quaternion");
+  }
+  if (def.motion && def.kind != BodyKind::Kinematic) {
+    fail("motion: only kinematic bodies follow a prescribed motion");
+  }
 
-  require(std::isfinite(mat.friction) && mat.friction >= 0, [&] {
-    return "material.friction: must be >= 0 and finite (got " + num(mat.friction) + ")";
-  });
+  if (!(std::isfinite(mat.friction) && mat.friction >= 0)) {
+    fail("material.friction: must be >= 0 and finite (got " + num(mat.friction) + ")");
+  }
   const bool collider = def.kind != BodyKind::Dynamic;
   MassProperties mp;
   try {
