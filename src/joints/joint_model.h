@@ -69,6 +69,11 @@ void fixed_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vect
 /// Ball spring: the relative rotation angles (rad, small-angle, one per rotation lock row).
 Vec3 ball_bend(const JointModel& j, const Vec12& qa, const Vec12& qb);
 
+/// The dot rows L (A_a u_i) . (A_b v_i) = 0 that follow the point rows of a hinge (2),
+/// universal (1) or fixed joint (3): sets u[i], v[i] (body-local unit vectors of j.ax) and
+/// returns their count; 0 for a ball joint, -1 for a prismatic joint (no point rows).
+int dot_pairs(const JointModel& j, const Vec3* u[3], const Vec3* v[3]);
+
 /// Dispatches to the builder of j.type.
 void type_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
 

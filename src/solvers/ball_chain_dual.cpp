@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -36,12 +37,20 @@ Vec12 point_force(const Vec3& p, const Vec3& v) {
   return g;
 }
 
+/// Jv(w)^T v: the generalised force of a "vector force" v on body vector w (no translation).
+Vec12 vector_force(const Vec3& w, const Vec3& v) {
+  Vec12 g;
+  g << w[0] * v, w[1] * v, w[2] * v, Vec3::Zero();
+  return g;
+}
+
 /// Cholesky factor D = L L^T of a symmetric positive definite block of up to 6 x 6, with the
 /// pivot test of Chol3 (min L_ii > rel_floor max L_ii), written out: Eigen's dynamic-size
 /// factor and solves cost more than their arithmetic at these sizes.
 struct CholSmall {
   int n = 0;
   double L[6][6];
+  double inv[6];  ///< 1 / L_ii: the solves multiply (a divide's latency chains the sweeps)
 
   template <class M>
   bool compute(const M& D, double rel_floor) {
@@ -52,12 +61,13 @@ struct CholSmall {
       for (int k = 0; k < j; ++k) d -= L[j][k] * L[j][k];
       if (!(d > 0)) return false;
       L[j][j] = std::sqrt(d);
+      inv[j] = 1.0 / L[j][j];
       lo = std::fmin(lo, L[j][j]);
       hi = std::fmax(hi, L[j][j]);
       for (int i = j + 1; i < n; ++i) {
         double v = D(i, j);
         for (int k = 0; k < j; ++k) v -= L[i][k] * L[j][k];
-        L[i][j] = v / L[j][j];
+        L[i][j] = v * inv[j];
       }
     }
     return lo > rel_floor * hi;
@@ -68,12 +78,12 @@ struct CholSmall {
     for (int i = 0; i < n; ++i) {
       double v = b[i * stride];
       for (int k = 0; k < i; ++k) v -= L[i][k] * b[k * stride];
-      b[i * stride] = v / L[i][i];
+      b[i * stride] = v * inv[i];
     }
     for (int i = n; i-- > 0;) {
       double v = b[i * stride];
       for (int k = i + 1; k < n; ++k) v -= L[k][i] * b[k * stride];
-      b[i * stride] = v / L[i][i];
+      b[i * stride] = v * inv[i];
     }
   }
 
@@ -96,26 +106,38 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
     if (l.rows < 0 || l.rows > 6) return;  // not planned: the general solvers take them
     any_general = any_general || l.rows > 0;
   }
-  if (any_general) {
+  bool any_dots = false;
+  for (const PointLink& l : links) {
+    if (l.dots < 0 || l.dots > 3 || (l.dots > 0 && l.rows > 0)) return;
+    any_dots = any_dots || l.dots > 0;
+  }
+  if (any_general || any_dots) {
     general_of_.assign(items_, -1);
     offsets_.resize(items_);
     for (std::size_t k = 0; k < items_; ++k) {
       offsets_[k] = multipliers_;
-      multipliers_ += links[k].rows > 0 ? static_cast<std::size_t>(links[k].rows) : 3;
+      multipliers_ += links[k].rows > 0 ? static_cast<std::size_t>(links[k].rows)
+                                        : 3 + static_cast<std::size_t>(links[k].dots);
     }
+    if (any_dots) link_of_.assign(items_, 0);
   } else {
     multipliers_ = 3 * items_;
   }
   ready_ = true;
   // The items' anchors, one copy per value up to round-off (anchor_key), and compliances,
   // one copy per distinct value (bitwise).
-  std::map<std::array<std::int64_t, 4>, std::uint32_t> anchor_ids;
-  auto anchor_id = [&](const Vec3& p) {
-    const auto [it, added] =
-        anchor_ids.emplace(anchor_key(p), static_cast<std::uint32_t>(anchors_.size()));
-    if (added) anchors_.push_back(p);
+  // Body vectors (the dot rows' ports) are kept apart from the points.
+  std::map<std::pair<std::array<std::int64_t, 4>, bool>, std::uint32_t> anchor_ids;
+  auto port_id = [&](const Vec3& p, bool vector) {
+    const auto [it, added] = anchor_ids.emplace(std::make_pair(anchor_key(p), vector),
+                                                static_cast<std::uint32_t>(anchors_.size()));
+    if (added) {
+      anchors_.push_back(p);
+      port_vector_.push_back(vector);
+    }
     return it->second;
   };
+  auto anchor_id = [&](const Vec3& p) { return port_id(p, false); };
   std::map<std::uint64_t, std::uint32_t> compliance_ids;
   auto compliance_id = [&](double c) {
     std::uint64_t key;
@@ -137,11 +159,87 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
     const Vec3& p1 = anchors_[i1];
     const Vec3& p2 = anchors_[i2];
     Mat3 K;
-    for (int c = 0; c < 3; ++c) K.col(c) = point(factor.solve(point_force(p2, Vec3::Unit(c))), p1);
+    for (int c = 0; c < 3; ++c) {
+      const Vec3 e = Vec3::Unit(c);
+      const Vec12 z = factor.solve(port_vector_[i2] ? vector_force(p2, e) : point_force(p2, e));
+      K.col(c) = point(z, p1);
+      if (port_vector_[i1]) K.col(c) -= z.tail<3>();  // Jv(p1) z
+    }
     const auto id = static_cast<std::uint32_t>(K_.size());
     K_.push_back(sign * K);
     known.emplace(key, id);
     return id;
+  };
+  // Y(P) = sum_k P_k Z0_k of body s's factor at port i (Z0 is zero on t: points and
+  // vectors alike), one copy per factor and port.
+  std::map<std::pair<const BodyHessian*, std::uint32_t>, std::uint32_t> known_y;
+  auto y_block = [&](int s, std::uint32_t i) -> std::uint32_t {
+    if (!ops.dynamic(s)) return 0;
+    const BodyHessian& factor = ops.factor(s);
+    const auto [it, added] =
+        known_y.emplace(std::make_pair(&factor, i), static_cast<std::uint32_t>(Y_.size()));
+    if (added) {
+      const Vec3& p = anchors_[i];
+      Y_.push_back(p[0] * factor.Z0.block<3, 3>(0, 0) + p[1] * factor.Z0.block<3, 3>(3, 0) +
+                   p[2] * factor.Z0.block<3, 3>(6, 0));
+    }
+    return it->second;
+  };
+  Y_.push_back(Mat3::Zero());  // index 0: a side that does not move
+  // Distinct port sets and couplings (a generated chain holds a handful), keyed by their bytes.
+  std::map<std::string, std::uint32_t> known_dotted, known_coupling;
+  auto dotted_id = [&](const PointLink& j, const Link& link) {
+    Dotted d;
+    std::memset(&d, 0, sizeof d);
+    d.dots = static_cast<std::uint8_t>(j.dots);
+    d.L = j.L;
+    d.port[0][0] = link.pa;
+    d.port[1][0] = link.pb;
+    for (int i = 0; i < j.dots; ++i) {
+      d.port[0][1 + i] = port_id(*j.u[i], true);
+      d.port[1][1 + i] = port_id(*j.v[i], true);
+    }
+    for (int side = 0; side < 2; ++side) {
+      const int s = side == 0 ? j.a : j.b;
+      if (!ops.dynamic(s)) continue;
+      for (int r = 0; r <= j.dots; ++r) {
+        d.Y[side][r] = y_block(s, d.port[side][r]);
+        for (int c = 0; c <= j.dots; ++c) {
+          d.K[side][r][c] = constant_block(s, d.port[side][r], d.port[side][c], 1.0);
+        }
+      }
+    }
+    const std::string key(reinterpret_cast<const char*>(&d), sizeof d);
+    const auto [it, added] =
+        known_dotted.emplace(key, static_cast<std::uint32_t>(dotted_.size()));
+    if (added) dotted_.push_back(d);
+    return it->second;
+  };
+  // The ports of link `l` on its side `side` (its anchor, then its dots' vectors there).
+  auto side_ports = [&](const Link& l, int side, std::uint32_t* out) {
+    if (l.dots == 0) {
+      out[0] = side == 0 ? l.pa : l.pb;
+      return 1;
+    }
+    const Dotted& d = dotted_[l.tab];
+    for (int r = 0; r <= l.dots; ++r) out[r] = d.port[side][r];
+    return 1 + l.dots;
+  };
+  auto coupling_id = [&](int s, const Link& l, const Link& n) {
+    Coupling c;
+    std::memset(&c, 0, sizeof c);
+    std::uint32_t pl[4], pn[4];
+    const int nl = side_ports(l, l.next_side, pl), nn = side_ports(n, n.prev_side, pn);
+    for (int r = 0; r < nl; ++r) {
+      c.Y[0][r] = y_block(s, pl[r]);
+      for (int k = 0; k < nn; ++k) c.K[r][k] = constant_block(s, pl[r], pn[k], 1.0);
+    }
+    for (int k = 0; k < nn; ++k) c.Y[1][k] = y_block(s, pn[k]);
+    const std::string key(reinterpret_cast<const char*>(&c), sizeof c);
+    const auto [it, added] =
+        known_coupling.emplace(key, static_cast<std::uint32_t>(couplings_.size()));
+    if (added) couplings_.push_back(c);
+    return it->second;
   };
   std::size_t total = 0;
   for (const auto& chain : chains) total += chain.size();
@@ -168,7 +266,15 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
         link.compliance = compliance_id(j.compliance);
         link.kaa = ops.dynamic(j.a) ? constant_block(j.a, link.pa, link.pa, 1.0) : 0;
         link.kbb = ops.dynamic(j.b) ? constant_block(j.b, link.pb, link.pb, 1.0) : 0;
+        if (j.dots > 0) {
+          link.dots = static_cast<std::uint8_t>(j.dots);
+          link.m = static_cast<std::uint8_t>(3 + j.dots);
+          link.tab = dotted_id(j, link);
+          link.dir = static_cast<std::uint32_t>(dirs_.size());
+          dirs_.resize(dirs_.size() + static_cast<std::size_t>(j.dots));
+        }
       }
+      if (!link_of_.empty()) link_of_[chain[k]] = static_cast<std::uint32_t>(at);
       if (k > 0) {
         // The side shared with the previous item.
         const Link& prev = links_[at - 1];
@@ -179,10 +285,10 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
         const PointLink& jn = links[chain[k + 1]];
         const int s = (ops.dynamic(j.a) && (j.a == jn.a || j.a == jn.b)) ? j.a : j.b;
         link.next_side = s == j.a ? 0 : 1;
-        if (link.general || jn.rows > 0) {
+        if (link.general || jn.rows > 0 || j.dots > 0 || jn.dots > 0) {
           link.kn = static_cast<std::uint32_t>(Xg_.size());  // X_k of variable size
           Xg_.emplace_back();
-          continue;
+          continue;  // the port coupling, if any, once the next link is planned
         }
         const int next_side = s == jn.a ? 0 : 1;
         const std::uint32_t p1 = link.next_side == 0 ? link.pa : link.pb;
@@ -193,6 +299,29 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
     }
   }
   starts_.push_back(total);
+  // Port couplings between consecutive point links of which one has dots (their shared body
+  // moves: a chain passes through moving bodies only).
+  for (std::size_t at = 0; at + 1 < total; ++at) {
+    Link& l = links_[at];
+    const Link& n = links_[at + 1];
+    if (l.next_side < 0 || l.general || n.general || (l.dots == 0 && n.dots == 0)) continue;
+    l.kc = coupling_id(l.next_side == 0 ? l.a : l.b, l, n);
+  }
+}
+
+bool BallChainDual::item_force(std::uint32_t k, int side, const double* x, Vec12& F) const {
+  if (link_of_.empty() || general_of_[k] >= 0) return false;
+  const Link& l = links_[link_of_[k]];
+  // The dot rows' directions are kept on the reported side (b, or a next to the world).
+  if (l.dots > 0 && side != (l.b >= 0 ? 1 : 0)) return false;
+  const double sign = side == 0 ? 1.0 : -1.0;
+  F = point_force(anchors_[side == 0 ? l.pa : l.pb], sign * Vec3(x));
+  if (l.dots == 0) return true;
+  const Dotted& d = dotted_[l.tab];
+  for (int r = 0; r < l.dots; ++r) {
+    F.noalias() += x[3 + r] * vector_force(anchors_[d.port[side][1 + r]], dirs_[l.dir + r]);
+  }
+  return true;
 }
 
 const std::vector<Row>* BallChainDual::general_rows(std::uint32_t k) const {
@@ -253,12 +382,84 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
                                                                 side_anchor(next, next.prev_side));
     return Mat3(R * Kb * R.transpose());
   };
-  // The blocks next to a general item. B_k = G_ks W_(k+1)s (m_k x m_(k+1)), with
-  // G_s = +-J(p) (side a +, side b -) on a point link's side.
+  auto wide = [](const Link& l) { return l.general || l.dots > 0; };
+  // The directions d (world) of link l's dot rows on its side `side`: L A_o w_o of the other
+  // side o's vector w_o.
+  auto dot_dirs = [&](const Link& l, int side, Vec3* d) {
+    const Dotted& t = dotted_[l.tab];
+    const int o = 1 - side;
+    const Vec12& qo = q_of(side_body(l, o));
+    for (int r = 0; r < l.dots; ++r) d[r] = t.L * body_vector(qo, anchors_[t.port[o][1 + r]]);
+  };
+  // The rows of a point link (dots included) on one side: row r's gradient is J(P)^T d_r for
+  // the port P in `slot` (0 the anchor, 1 + i dot i's vector), e_r = R^T d_r (body frame).
+  struct SideRows {
+    int n = 0;
+    std::uint8_t slot[6];
+    Vec3 d[6], e[6];
+  };
+  auto side_rows = [&](const Link& l, int side, SideRows& out) {
+    const double sign = side == 0 ? 1.0 : -1.0;
+    out.n = 3 + l.dots;
+    for (int i = 0; i < 3; ++i) {
+      out.slot[i] = 0;
+      out.d[i] = sign * Vec3::Unit(i);
+    }
+    if (l.dots > 0) dot_dirs(l, side, out.d + 3);
+    for (int r = 3; r < out.n; ++r) out.slot[r] = static_cast<std::uint8_t>(r - 2);
+  };
+  auto body_dirs = [&](int s, SideRows& rows) {
+    const Mat3& R = ops.rotation(s);
+    for (int r = 0; r < rows.n; ++r) rows.e[r].noalias() = R.transpose() * rows.d[r];
+  };
+  auto side_gradient = [&](const Link& l, int side, const SideRows& rows, int r) {
+    if (r < 3) return point_force(side_anchor(l, side), rows.d[r]);
+    return vector_force(anchors_[dotted_[l.tab].port[side][r - 2]], rows.d[r]);
+  };
+  // out(r, c) += g_Ar . H_s^{-1} g_Bc from the ports' constant blocks: e_r^T K(P_r, P_c) e_c,
+  // less the geometric term (Y(P_r)^T e_r) . C_b (Y(P_c)^T e_c) of a corrected body.
+  auto port_products = [&](const SideRows& A, const SideRows& B, const std::uint32_t (&K)[4][4],
+                           const std::uint32_t* YA, const std::uint32_t* YB, const Mat3* C,
+                           Block& out) {
+    for (int c = 0; c < B.n; ++c) {
+      Vec3 w[4];
+      int have = -1;  // the slots before it have w (A's rows come in slot order)
+      for (int r = 0; r < A.n; ++r) {
+        const int p = A.slot[r];
+        if (p > have) {
+          w[p].noalias() = K_[K[p][B.slot[c]]] * B.e[c];
+          have = p;
+        }
+        out(r, c) += A.e[r].dot(w[p]);
+      }
+    }
+    if (C == nullptr) return;
+    Vec3 tA[6], ctB[6];
+    for (int r = 0; r < A.n; ++r) tA[r].noalias() = Y_[YA[A.slot[r]]].transpose() * A.e[r];
+    for (int c = 0; c < B.n; ++c) {
+      ctB[c].noalias() = *C * (Y_[YB[B.slot[c]]].transpose() * B.e[c]);
+    }
+    for (int c = 0; c < B.n; ++c) {
+      for (int r = 0; r < A.n; ++r) out(r, c) -= tA[r].dot(ctB[c]);
+    }
+  };
+  // The same by body solves, on a body with contact corrections.
+  auto solved_products = [&](int s, const Link& la, int sa, const SideRows& A, const Link& lb,
+                             int sb, const SideRows& B, Block& out) {
+    Vec12 gA[6];
+    for (int r = 0; r < A.n; ++r) gA[r] = side_gradient(la, sa, A, r);
+    for (int c = 0; c < B.n; ++c) {
+      const Vec12 W = ops.solve_body(s, side_gradient(lb, sb, B, c));
+      for (int r = 0; r < A.n; ++r) out(r, c) += gA[r].dot(W);
+    }
+  };
+  // The blocks next to a wide item (general, or with dots): B_k = G_ks H_s^{-1} G_(k+1)s^T
+  // (m_k x m_(k+1)), by W of a general item, else by the ports of the two point links.
   auto coupling_general = [&](std::size_t at) {
     const Link& j = links_[at];
     const Link& n = links_[at + 1];
     const int js = j.next_side, ns = n.prev_side;
+    const int s = side_body(j, js);
     Block B(j.m, n.m);
     if (j.general && n.general) {
       const General& gj = general_[j.kaa];
@@ -266,16 +467,36 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
       for (int r = 0; r < j.m; ++r) {
         for (int c = 0; c < n.m; ++c) B(r, c) = grad(gj.rows[r], js).dot(gn.W[ns].col(c));
       }
-    } else if (j.general) {
-      const SideW& W = general_[j.kaa].W[js];
-      const double sn = ns == 0 ? 1.0 : -1.0;
-      for (int r = 0; r < j.m; ++r) {
-        B.row(r) = sn * point(Vec12(W.col(r)), side_anchor(n, ns)).transpose();
+    } else if (j.general || n.general) {
+      const Link& pl = j.general ? n : j;  // the point link
+      const int ps = j.general ? ns : js;
+      const SideW& W = j.general ? general_[j.kaa].W[js] : general_[n.kaa].W[ns];
+      SideRows rows;
+      side_rows(pl, ps, rows);
+      for (int r = 0; r < rows.n; ++r) {
+        const Vec12 g = side_gradient(pl, ps, rows, r);
+        for (int w = 0; w < W.cols(); ++w) {
+          if (j.general) {
+            B(w, r) = g.dot(W.col(w));
+          } else {
+            B(r, w) = g.dot(W.col(w));
+          }
+        }
       }
     } else {
-      const SideW& W = general_[n.kaa].W[ns];
-      const double sj = js == 0 ? 1.0 : -1.0;
-      for (int c = 0; c < n.m; ++c) B.col(c) = sj * point(Vec12(W.col(c)), side_anchor(j, js));
+      SideRows A, N;
+      side_rows(j, js, A);
+      side_rows(n, ns, N);
+      B.setZero();
+      const Mat3* C = nullptr;
+      if (ops.geometric_correction(s, C)) {
+        body_dirs(s, A);
+        body_dirs(s, N);
+        const Coupling& cp = couplings_[j.kc];
+        port_products(A, N, cp.K, cp.Y[0], cp.Y[1], C, B);
+      } else {
+        solved_products(s, j, js, A, n, ns, N, B);
+      }
     }
     return B;
   };
@@ -321,18 +542,66 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
       }
     }
   };
+  // D_k and b_k of a point link with dots; keeps its dot rows' directions on the reported side.
+  auto dotted_block = [&](const Link& j, Block& D, BlockVec& rhs) {
+    const Dotted& t = dotted_[j.tab];
+    const int m = j.m;
+    D.setZero(m, m);
+    D.diagonal().setConstant(compliances_[j.compliance]);
+    rhs.resize(m);
+    const Vec12& qa = q_of(j.a);
+    const Vec12& qb = q_of(j.b);
+    rhs.head<3>() = point(qa, anchors_[j.pa]) - point(qb, anchors_[j.pb]);
+    for (int r = 0; r < j.dots; ++r) {
+      rhs[3 + r] = t.L * body_vector(qa, anchors_[t.port[0][1 + r]])
+                             .dot(body_vector(qb, anchors_[t.port[1][1 + r]]));
+    }
+    const int reported = j.b >= 0 ? 1 : 0;
+    for (int side = 0; side < 2; ++side) {
+      const int s = side_body(j, side);
+      const bool moves = ops.dynamic(s);
+      if (!moves && side != reported) continue;
+      SideRows rows;
+      side_rows(j, side, rows);
+      if (side == reported) {
+        for (int r = 0; r < j.dots; ++r) dirs_[j.dir + r] = rows.d[3 + r];
+      }
+      if (!moves) continue;
+      const Vec3 ys = point(y[s], side_anchor(j, side));  // rhs += G_s y_s
+      for (int r = 0; r < 3; ++r) rhs[r] += rows.d[r].dot(ys);
+      for (int r = 3; r < m; ++r) {
+        rhs[r] += rows.d[r].dot(body_vector(y[s], anchors_[t.port[side][r - 2]]));
+      }
+      const Mat3* C = nullptr;
+      if (ops.geometric_correction(s, C)) {
+        body_dirs(s, rows);
+        port_products(rows, rows, t.K[side], t.Y[side], t.Y[side], C, D);
+      } else {
+        solved_products(s, j, side, rows, j, side, rows, D);
+      }
+    }
+  };
   // G_s^T x of the item's side: the generalised force of its multipliers x on body s.
   auto side_force = [&](const Link& l, int side, const double* x) {
     if (!l.general) {
-      return Vec12(point_force(side_anchor(l, side), (side == 0 ? 1.0 : -1.0) * Vec3(x)));
+      Vec12 F = point_force(side_anchor(l, side), (side == 0 ? 1.0 : -1.0) * Vec3(x));
+      if (l.dots > 0) {
+        Vec3 d[3];
+        dot_dirs(l, side, d);
+        const Dotted& t = dotted_[l.tab];
+        for (int r = 0; r < l.dots; ++r) {
+          F.noalias() += x[3 + r] * vector_force(anchors_[t.port[side][1 + r]], d[r]);
+        }
+      }
+      return F;
     }
     const General& g = general_[l.kaa];
     Vec12 F = Vec12::Zero();
     for (int r = 0; r < l.m; ++r) F.noalias() += grad(g.rows[r], side) * x[r];
     return F;
   };
-  auto next_is_general = [&](const Link& l, std::size_t at) {
-    return l.next_side >= 0 && (l.general || links_[at + 1].general);
+  auto next_is_wide = [&](const Link& l, std::size_t at) {
+    return l.next_side >= 0 && (wide(l) || wide(links_[at + 1]));
   };
   // Forward elimination over every chain: D'_k = D_k - B_{k-1}^T X_{k-1},
   // b'_k = b_k - X_{k-1}^T b'_{k-1}, X_k = D'_k^{-1} B_k, y_k = D'_k^{-1} b'_k. Nothing but
@@ -351,9 +620,9 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     bool prev_general = false;  // the coupling with the previous item is of variable size
     for (std::size_t at = first; at < last; ++at) {
       const Link& j = links_[at];
-      const bool next_general = kMixed && next_is_general(j, at);
+      const bool next_general = kMixed && next_is_wide(j, at);
       if (kMixed && j.prev_side < 0) prev_general = false;
-      if (!kMixed || (!j.general && !prev_general)) {
+      if (!kMixed || (!wide(j) && !prev_general)) {
         Mat3 D;
         Vec3 rhs;
         point_block(j, D, rhs);
@@ -385,6 +654,8 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
       BlockVec rhs;
       if (j.general) {
         general_block(j, D, rhs);
+      } else if (j.dots > 0) {
+        dotted_block(j, D, rhs);
       } else {
         Mat3 D3;
         Vec3 r3;
@@ -424,7 +695,7 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     Vec3 x_next = Vec3::Zero();
     for (std::size_t pos = last; pos-- > first;) {
       const Link& link = links_[pos];
-      if (kMixed && (link.general || next_is_general(link, pos))) {
+      if (kMixed && (wide(link) || next_is_wide(link, pos))) {
         auto x = slot_general(link);
         if (link.next_side >= 0) {
           const Link& next = links_[pos + 1];
@@ -440,7 +711,7 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
           }
           y[s] -= ops.solve_body(s, F);
         }
-        if (!link.general) x_next = x;
+        if (!wide(link)) x_next = x;
         continue;
       }
       auto lambda_k = slot(link, kMixed);
@@ -464,7 +735,7 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
   };
   // Ranges of whole chains, about equal in items: range k runs from the first chain that
   // starts at or after k total / parts. Every pivot is accepted before y changes.
-  const bool mixed = !general_.empty();
+  const bool mixed = !offsets_.empty();  // general items or dot rows
   auto forward_range = [&](std::size_t first, std::size_t last) {
     return mixed ? forward.template operator()<true>(first, last)
                  : forward.template operator()<false>(first, last);

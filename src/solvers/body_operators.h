@@ -38,6 +38,14 @@ class BodyOperators {
   /// Body-frame correction of the point block: R^T (J(p1) H_corr J(p2)^T) R, for p1, p2 body
   /// points (m, body frame) of a corrected body.
   virtual Mat3 correction_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) const = 0;
+  /// The correction of dynamic body i when it is a geometric-stiffness term alone:
+  /// H_corr = D(R) Z0 C_b Z0^T D(R)^T with Z0 of factor(i) and C_b (body frame) set here, or
+  /// null without any correction. Returns false when body i carries corrections of another
+  /// kind (contacts), which only solve_body and correction_body_block apply.
+  virtual bool geometric_correction(std::size_t i, const Mat3*& C_b) const {
+    C_b = nullptr;
+    return !corrected(i);
+  }
   /// Subtracts the corrections of body i from the lower triangle of the clique
   /// a(k, l) = g_k . H_i^{-1} g_l (column-major n x n): vb[k] = D(R)^T g_k (body frame), g[k]
   /// the world-frame gradient.

@@ -41,11 +41,22 @@ bool JointRows::chain_items(std::vector<PointLink>& out) const {
   for (const JointModel& j : joints_) {
     const JointExtras& e = j.extras();
     if (e.limits || e.cone || e.spring || e.drive) return false;
-    if (j.type == JointType::Ball) {
-      out.push_back({j.a, j.b, j.pa, j.pb, j.compliance, 0});
-    } else {
-      out.push_back({j.a, j.b, Vec3::Zero(), Vec3::Zero(), 0.0, j.base_rows});
+    PointLink l;
+    l.a = j.a;
+    l.b = j.b;
+    l.dots = dot_pairs(j, l.u, l.v);
+    if (l.dots < 0) {  // prismatic: a general item of its type rows
+      l.dots = 0;
+      l.rows = j.base_rows;
+      out.push_back(l);
+      continue;
     }
+    // A point link, with the dot rows of its type (hinge.cpp, universal.cpp, fixed.cpp).
+    l.pa = j.pa;
+    l.pb = j.pb;
+    l.compliance = j.compliance;
+    l.L = j.L;
+    out.push_back(l);
   }
   return true;
 }

@@ -294,6 +294,12 @@ void World::Impl::update_joint_state() {
         j.wrench = wrench_of(j, fa);
         continue;
       }
+      Vec12 f;
+      if (j.type != JointType::Ball &&
+          ball_chain_dual.item_force(ji, j.b >= 0 ? 1 : 0, &lambda[at], f)) {
+        j.wrench = wrench_of(j, Vec12(-f));  // hinge, universal, fixed: point and dot rows
+        continue;
+      }
       // Ball joints: the force lambda on body b at the anchor (-lambda when b is the world).
       const Vec3 F(lambda[at], lambda[at + 1], lambda[at + 2]);
       j.wrench = JointWrench{j.b >= 0 ? F : Vec3(-F), Vec3::Zero()};

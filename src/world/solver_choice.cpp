@@ -34,9 +34,10 @@ void World::Impl::update_topology() {
       links.insert(links.end(), some.begin(), some.end());
     }
   });
-  // General items cost the closed form about what they cost the row path (one body solve per
-  // row and side): where they are the majority (a hinge chain) the row path is as fast, and
-  // measured a little faster; the closed form pays off on chains of mostly ball joints.
+  // General items (prismatic joints) cost the closed form about what they cost the row path
+  // (one body solve per row and side): where they are the majority the row path is as fast,
+  // and measured a little faster. Point links, with or without dot rows (ball, hinge,
+  // universal and fixed joints), take no body solve there.
   const auto general = std::count_if(links.begin(), links.end(),
                                      [](const detail::PointLink& l) { return l.rows > 0; });
   if (all_points && 2 * static_cast<std::size_t>(general) <= links.size()) {

@@ -376,6 +376,12 @@ struct World::Impl final : detail::BodyOperators {
   bool corrected(std::size_t i) const override {
     return geo[i] >= 0 || (!contact_of.empty() && contact_of[i] >= 0);
   }
+  bool geometric_correction(std::size_t i, const Mat3*& C_b) const override {
+    C_b = geo[i] >= 0 && geo_body_frame() ? &geo_C[geo[i]] : nullptr;
+    const bool contact_rows = !contact_of.empty() && contact_of[i] >= 0 &&
+                              contact_bodies[contact_of[i]].rows > 0;
+    return !contact_rows && (C_b != nullptr || geo[i] < 0);
+  }
   /// The body-frame correction block of body i (geometric term and contacts), R^T (...) R.
   Mat3 correction_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) const override;
   /// The geometric term and contact rows of body i subtracted from a body-frame clique.

@@ -17,7 +17,7 @@ struct Built {
 
 /// With `general_every` > 0 only every general_every-th joint is of another type than ball.
 Built random_chain(unsigned seed, DualSolverKind solver, bool limits = true,
-                   int general_every = 0) {
+                   int general_every = 0, double end_mass = 0) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
   WorldSettings s;
@@ -41,6 +41,7 @@ Built random_chain(unsigned seed, DualSolverKind solver, bool limits = true,
     d.position = at + 0.5 * len * dir;
     d.angular_velocity = Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5);
     d.linear_velocity = Vec3(u(rng) - 0.5, u(rng) - 0.5, u(rng) - 0.5);
+    if (i + 1 == n && end_mass > 0) d.mass = end_mass;
     b.bodies.push_back(b.world.add_body(d));
     if (i > 0 || pinned) {
       JointDef j;
@@ -121,6 +122,86 @@ TEST(ChainSolver, MixedChainsTakeTheClosedFormAndMatchSparse) {
   EXPECT_GT(general, 100);
   EXPECT_LT(worst_q, 1e-9);
   EXPECT_LT(worst_w, 1e-9);
+}
+
+// Chains of hinge, universal and fixed joints (and some prismatic ones) take the closed form
+// with dot rows (ball_chain_dual.h: the ports' constant blocks, no body solve), some with a
+// heavy end body whose pull switches on the geometric-stiffness correction: the same step
+// and wrenches as the sparse solver to round-off.
+TEST(ChainSolver, DotJointChainsTakeTheClosedFormAndMatchSparse) {
+  double worst_q = 0, worst_w = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    const double end_mass = seed % 2 == 0 ? 20.0 : 0.0;
+    Built chain = random_chain(seed, DualSolverKind::Chain, false, 1, end_mass);
+    Built sparse = random_chain(seed, DualSolverKind::Sparse, false, 1, end_mass);
+    worst_q = std::max(worst_q, step_and_compare(chain, sparse, seed, true));
+    for (std::size_t k = 0; k < chain.joints.size(); ++k) {
+      const JointWrench wa = chain.world.joint_wrench(chain.joints[k]);
+      const JointWrench wb = sparse.world.joint_wrench(sparse.joints[k]);
+      const double scale = std::max(1.0, wb.force.norm() + wb.torque.norm());
+      worst_w = std::max(worst_w,
+                         ((wa.force - wb.force).norm() + (wa.torque - wb.torque).norm()) / scale);
+    }
+  }
+  std::printf("  largest relative difference after 5 steps: q %.3e, wrench %.3e\n", worst_q,
+              worst_w);
+  EXPECT_LT(worst_q, 1e-9);
+  EXPECT_LT(worst_w, 1e-9);
+}
+
+// A hinge and universal chain falling on the ground: the closed form before the contacts,
+// the chain solver's rows with them. Same motion as the sparse solver throughout.
+TEST(ChainSolver, HingeChainOnTheGroundMatchesSparse) {
+  auto build = [](DualSolverKind solver) {
+    WorldSettings s;
+    s.dt = 1e-2;
+    s.solver = solver;
+    s.contact.model = ContactModel::Exact;
+    s.time_integration = TimeIntegration::ImplicitEuler;
+    Built b{World(s), {}, {}};
+    BodyDef ground;
+    ground.kind = BodyKind::Static;
+    ground.shape.type = ShapeType::Plane;
+    b.world.add_body(ground);
+    BodyDef link;
+    link.shape.type = ShapeType::Box;
+    link.shape.size = Vec3(0.1, 0.03, 0.03);
+    link.material.friction = 0.4;
+    for (int k = 0; k < 8; ++k) {
+      link.position = Vec3(0.1 * k, 0, 0.05 + 0.02 * k);
+      link.orientation = Quat(Eigen::AngleAxisd(-0.2, Vec3::UnitY()));
+      link.angular_velocity = Vec3(0.3 * k, 0, 0);
+      b.bodies.push_back(b.world.add_body(link));
+      if (k == 0) continue;
+      JointDef j;
+      j.type = k % 3 == 0 ? JointType::Universal : JointType::Hinge;
+      j.body_a = b.bodies[k - 1];
+      j.body_b = b.bodies[k];
+      j.anchor = 0.5 * (b.world.com_position(b.bodies[k - 1]) + link.position);
+      j.axis = Vec3::UnitY();
+      j.axes = {Vec3::UnitY(), Vec3::UnitZ()};
+      b.joints.push_back(b.world.add_joint(j));
+    }
+    return b;
+  };
+  Built chain = build(DualSolverKind::Chain);
+  Built sparse = build(DualSolverKind::Sparse);
+  int touching = 0;
+  double worst = 0;
+  for (int step = 0; step < 40; ++step) {
+    chain.world.step();
+    sparse.world.step();
+    ASSERT_STREQ(chain.world.last_step().solver, "chain");
+    touching = std::max(touching, chain.world.last_step().contacts);
+    for (std::size_t i = 0; i < chain.bodies.size(); ++i) {
+      const Vec12 a = chain.world.coordinates(chain.bodies[i]);
+      const Vec12 b = sparse.world.coordinates(sparse.bodies[i]);
+      worst = std::max(worst, (a - b).norm() / std::max(1.0, b.norm()));
+    }
+  }
+  std::printf("  %d contacts at most; largest relative difference of q: %.3e\n", touching, worst);
+  EXPECT_GE(touching, 8);
+  EXPECT_LT(worst, 1e-8);
 }
 
 // Worlds of several plain ball-joint chains take the closed-form 3x3 blocks of

@@ -99,33 +99,50 @@ TEST(JointRows, ChainItemsForJointsWithoutExtras) {
   extras->spring = JointSpring{};
   joints[0].ex = extras;
   EXPECT_FALSE(JointRows(joints, 0.01).chain_items(links));
-  // Other joint types are general items of their type rows, with the joint's compliance.
-  // They are the rows append_rows gives the item.
+  // Fixed, hinge and universal joints are point links with the dot rows of their type: the
+  // rotation-lock pairs of a fixed joint.
   joints[0].ex.reset();
   joints[0].type = JointType::Fixed;
   joints[0].base_rows = 6;
+  joints[0].L = 0.3;
   auto axes = std::make_shared<JointAxes>();
   for (int k = 0; k < 3; ++k) axes->ea[k] = axes->eb[k] = Vec3::Unit(k);
+  axes->wa1 = Vec3::UnitX();
+  axes->wa2 = Vec3::UnitY();
   joints[0].ax = axes;
+  ASSERT_TRUE(JointRows(joints, 0.01).chain_items(links));
+  EXPECT_EQ(links[0].rows, 0);
+  ASSERT_EQ(links[0].dots, 3);
+  EXPECT_EQ(links[0].L, 0.3);
+  EXPECT_EQ(links[0].compliance, 2e-7);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(links[0].u[i], &axes->ea[kLockPairs[i][0]]);
+    EXPECT_EQ(links[0].v[i], &axes->eb[kLockPairs[i][1]]);
+  }
+  // Prismatic joints are general items of their type rows, with the joint's compliance.
+  // They are the rows append_rows gives the item.
+  joints[0].type = JointType::Prismatic;
+  joints[0].base_rows = 5;
   const JointRows source(joints, 0.01);
   ASSERT_TRUE(source.chain_items(links));
-  EXPECT_EQ(links[0].rows, 6);
+  EXPECT_EQ(links[0].rows, 5);
+  EXPECT_EQ(links[0].dots, 0);
   const Mat3 turned = Eigen::AngleAxisd(0.1, Vec3(1, 2, 3).normalized()).toRotationMatrix();
   const std::vector<Vec12> q{make_q(turned, Vec3(0.1, 0, 0.5))};
   std::vector<Row> rows;
   source.item_rows(0, q, rows);
   const IdentityBodies ops(1);
   const RowSet set = row_set_of(source, ops, q, {Vec12::Zero()});
-  ASSERT_EQ(rows.size(), 6u);
-  ASSERT_EQ(set.size(), 6);
-  for (int r = 0; r < 6; ++r) {
+  ASSERT_EQ(rows.size(), 5u);
+  ASSERT_EQ(set.size(), 5);
+  for (int r = 0; r < 5; ++r) {
     EXPECT_EQ(rows[r].kind, RowKind::Equality);
     EXPECT_EQ(rows[r].compliance, 2e-7);
     EXPECT_EQ(rows[r].c, set.rows[r].c);
     EXPECT_EQ(rows[r].ga, set.rows[r].ga);
     EXPECT_EQ(rows[r].gb, set.rows[r].gb);
   }
-  EXPECT_GT(std::abs(rows[4].c), 1e-3);  // the turn shows in the rotation rows
+  EXPECT_GT(std::abs(rows[1].c), 1e-3);  // the turn shows in the rotation rows
 }
 
 }  // namespace
