@@ -14,19 +14,44 @@ void hinge_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vect
   out.push_back(dot_row(qa, qb, j.ax->wa2, j.ax->nb, j.L));
 }
 
+namespace {
+
+/// atan2(y, x) unwrapped next to `near` (rad).
+double unwrapped_atan2(double y, double x, double near) {
+  const double theta = std::atan2(y, x);
+  return theta + 2 * M_PI * std::round((near - theta) / (2 * M_PI));
+}
+
+}  // namespace
+
 void twist_angle(const JointModel& j, const Vec12& qa, const Vec12& qb, double near, double& value,
                  Vec12& ga, Vec12& gb) {
-  {
-    const Vec3 a1 = body_vector(qa, j.ax->wa1), a2 = body_vector(qa, j.ax->wa2);
-    const Vec3 b1 = body_vector(qb, j.ax->wb1);
-    const double x = a1.dot(b1), y = a2.dot(b1), r2 = x * x + y * y;
-    double theta = std::atan2(y, x);
-    theta += 2 * M_PI * std::round((near - theta) / (2 * M_PI));  // unwrap next to `near`
-    value = theta;
-    // d theta = (x dy - y dx) / (x^2 + y^2)
-    ga = (x * grad_vector(j.ax->wa2, b1) - y * grad_vector(j.ax->wa1, b1)) / r2;
-    gb = (x * grad_vector(j.ax->wb1, a2) - y * grad_vector(j.ax->wb1, a1)) / r2;
+  const Vec3 a1 = body_vector(qa, j.ax->wa1), a2 = body_vector(qa, j.ax->wa2);
+  const Vec3 b1 = body_vector(qb, j.ax->wb1);
+  const double x = a1.dot(b1), y = a2.dot(b1), r2 = x * x + y * y;
+  value = unwrapped_atan2(y, x, near);
+  // d theta = (x dy - y dx) / (x^2 + y^2)
+  ga = (x * grad_vector(j.ax->wa2, b1) - y * grad_vector(j.ax->wa1, b1)) / r2;
+  gb = (x * grad_vector(j.ax->wb1, a2) - y * grad_vector(j.ax->wb1, a1)) / r2;
+}
+
+double twist_value(const JointModel& j, const Vec12& qa, const Vec12& qb, double near) {
+  const Vec3 b1 = body_vector(qb, j.ax->wb1);
+  return unwrapped_atan2(body_vector(qa, j.ax->wa2).dot(b1), body_vector(qa, j.ax->wa1).dot(b1),
+                         near);
+}
+
+bool joint_coordinate_value(const JointModel& j, const Vec12& qa, const Vec12& qb, double near,
+                            double& value) {
+  if (j.type == JointType::Hinge) {
+    value = twist_value(j, qa, qb, near);
+    return true;
   }
+  if (j.type == JointType::Prismatic) {
+    value = body_vector(qa, j.ax->na).dot(body_point(qb, j.pb) - body_point(qa, j.pa));
+    return true;
+  }
+  return false;
 }
 
 bool joint_coordinate(const JointModel& j, const Vec12& qa, const Vec12& qb, double near,

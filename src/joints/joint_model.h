@@ -82,6 +82,13 @@ void type_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vecto
 bool joint_coordinate(const JointModel& j, const Vec12& qa, const Vec12& qb, double near,
                       double& value, Vec12& ga, Vec12& gb);
 
+/// The value of joint_coordinate alone (rad or m), without its gradient.
+bool joint_coordinate_value(const JointModel& j, const Vec12& qa, const Vec12& qb, double near,
+                            double& value);
+
+/// The value of twist_angle alone (rad), without its gradient.
+double twist_value(const JointModel& j, const Vec12& qa, const Vec12& qb, double near);
+
 /// Angle of body b about the joint axis relative to body a (rad), unwrapped next to `near`,
 /// and its gradient: atan2((A_a wa2) . (A_b wb1), (A_a wa1) . (A_b wb1)).
 void twist_angle(const JointModel& j, const Vec12& qa, const Vec12& qb, double near, double& value,

@@ -188,6 +188,13 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
   Y_.push_back(Mat3::Zero());  // index 0: a side that does not move
   // Distinct port sets and couplings (a generated chain holds a handful), keyed by their bytes.
   std::map<std::string, std::uint32_t> known_dotted, known_coupling;
+  // What a port set's blocks depend on (the sides' factors, ports and L): a generated chain's
+  // links look up their blocks once.
+  std::map<std::tuple<const BodyHessian*, const BodyHessian*, std::array<std::uint32_t, 8>,
+                      double>,
+           std::uint32_t>
+      known_inputs;
+  auto factor_of = [&](int s) { return ops.dynamic(s) ? &ops.factor(s) : nullptr; };
   auto dotted_id = [&](const PointLink& j, const Link& link) {
     Dotted d;
     std::memset(&d, 0, sizeof d);
@@ -199,6 +206,14 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
       d.port[0][1 + i] = port_id(*j.u[i], true);
       d.port[1][1 + i] = port_id(*j.v[i], true);
     }
+    std::array<std::uint32_t, 8> ports;
+    ports.fill(~0u);
+    for (int r = 0; r <= j.dots; ++r) {
+      ports[r] = d.port[0][r];
+      ports[4 + r] = d.port[1][r];
+    }
+    const auto inputs = std::make_tuple(factor_of(j.a), factor_of(j.b), ports, j.L);
+    if (auto it = known_inputs.find(inputs); it != known_inputs.end()) return it->second;
     for (int side = 0; side < 2; ++side) {
       const int s = side == 0 ? j.a : j.b;
       if (!ops.dynamic(s)) continue;
@@ -213,6 +228,7 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
     const auto [it, added] =
         known_dotted.emplace(key, static_cast<std::uint32_t>(dotted_.size()));
     if (added) dotted_.push_back(d);
+    known_inputs.emplace(inputs, it->second);
     return it->second;
   };
   // The ports of link `l` on its side `side` (its anchor, then its dots' vectors there).
@@ -225,11 +241,19 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
     for (int r = 0; r <= l.dots; ++r) out[r] = d.port[side][r];
     return 1 + l.dots;
   };
+  std::map<std::tuple<const BodyHessian*, std::array<std::uint32_t, 8>>, std::uint32_t>
+      known_pairs;
   auto coupling_id = [&](int s, const Link& l, const Link& n) {
     Coupling c;
     std::memset(&c, 0, sizeof c);
     std::uint32_t pl[4], pn[4];
     const int nl = side_ports(l, l.next_side, pl), nn = side_ports(n, n.prev_side, pn);
+    std::array<std::uint32_t, 8> ports;
+    ports.fill(~0u);
+    std::copy(pl, pl + nl, ports.begin());
+    std::copy(pn, pn + nn, ports.begin() + 4);
+    const auto inputs = std::make_tuple(&ops.factor(s), ports);
+    if (auto it = known_pairs.find(inputs); it != known_pairs.end()) return it->second;
     for (int r = 0; r < nl; ++r) {
       c.Y[0][r] = y_block(s, pl[r]);
       for (int k = 0; k < nn; ++k) c.K[r][k] = constant_block(s, pl[r], pn[k], 1.0);
@@ -239,6 +263,7 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
     const auto [it, added] =
         known_coupling.emplace(key, static_cast<std::uint32_t>(couplings_.size()));
     if (added) couplings_.push_back(c);
+    known_pairs.emplace(inputs, it->second);
     return it->second;
   };
   std::size_t total = 0;

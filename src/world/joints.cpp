@@ -264,11 +264,9 @@ void World::Impl::update_joint_state() {
     auto& j = joints[ji];
     const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
     double value;
-    Vec12 ga, gb;
-    if (detail::joint_coordinate(j, qa, qb, j.coord_prev, value, ga, gb)) j.coord_prev = value;
+    if (detail::joint_coordinate_value(j, qa, qb, j.coord_prev, value)) j.coord_prev = value;
     if (j.type == JointType::Ball && j.extras().cone) {
-      detail::twist_angle(j, qa, qb, j.twist_prev, value, ga, gb);
-      j.twist_prev = value;
+      j.twist_prev = detail::twist_value(j, qa, qb, j.twist_prev);
     }
     if (j.type == JointType::Ball && j.extras().spring) j.bend_prev = detail::ball_bend(j, qa, qb);
   }
