@@ -45,8 +45,9 @@ Vec12 vector_force(const Vec3& w, const Vec3& v) {
 }
 
 /// Cholesky factor D = L L^T of a symmetric positive definite block of up to 6 x 6, with the
-/// pivot test of Chol3 (min L_ii > rel_floor max L_ii), written out: Eigen's dynamic-size
-/// factor and solves cost more than their arithmetic at these sizes.
+/// pivot test of Chol3 (min L_ii > rel_floor max L_ii), written out for each size (the loops
+/// unrolled): Eigen's dynamic-size factor and solves, or loops over a run-time size, cost
+/// several times their arithmetic at these sizes. Reads D's lower triangle only.
 struct CholSmall {
   int n = 0;
   double L[6][6];
@@ -55,8 +56,31 @@ struct CholSmall {
   template <class M>
   bool compute(const M& D, double rel_floor) {
     n = static_cast<int>(D.rows());
+    switch (n) {
+      case 1: return factor<1>(D, rel_floor);
+      case 2: return factor<2>(D, rel_floor);
+      case 3: return factor<3>(D, rel_floor);
+      case 4: return factor<4>(D, rel_floor);
+      case 5: return factor<5>(D, rel_floor);
+      default: return factor<6>(D, rel_floor);
+    }
+  }
+
+  /// b <- D^{-1} b for n entries at b with stride `stride`.
+  void solve_in_place(double* b, int stride = 1) const { solve_columns(b, stride, 0, 1); }
+
+  /// B <- D^{-1} B, column by column.
+  template <class M>
+  void solve_in_place(M& B) const {
+    if (B.cols() > 0) solve_columns(B.data(), 1, static_cast<int>(B.outerStride()),
+                                    static_cast<int>(B.cols()));
+  }
+
+ private:
+  template <int N, class M>
+  bool factor(const M& D, double rel_floor) {
     double lo = INFINITY, hi = 0;
-    for (int j = 0; j < n; ++j) {
+    for (int j = 0; j < N; ++j) {
       double d = D(j, j);
       for (int k = 0; k < j; ++k) d -= L[j][k] * L[j][k];
       if (!(d > 0)) return false;
@@ -64,7 +88,7 @@ struct CholSmall {
       inv[j] = 1.0 / L[j][j];
       lo = std::fmin(lo, L[j][j]);
       hi = std::fmax(hi, L[j][j]);
-      for (int i = j + 1; i < n; ++i) {
+      for (int i = j + 1; i < N; ++i) {
         double v = D(i, j);
         for (int k = 0; k < j; ++k) v -= L[i][k] * L[j][k];
         L[i][j] = v * inv[j];
@@ -73,26 +97,78 @@ struct CholSmall {
     return lo > rel_floor * hi;
   }
 
-  /// b <- D^{-1} b for n entries at b with stride `stride`.
-  void solve_in_place(double* b, int stride = 1) const {
-    for (int i = 0; i < n; ++i) {
-      double v = b[i * stride];
-      for (int k = 0; k < i; ++k) v -= L[i][k] * b[k * stride];
-      b[i * stride] = v * inv[i];
-    }
-    for (int i = n; i-- > 0;) {
-      double v = b[i * stride];
-      for (int k = i + 1; k < n; ++k) v -= L[k][i] * b[k * stride];
-      b[i * stride] = v * inv[i];
+  /// `cols` columns of n entries (stride `stride`), `ld` apart.
+  void solve_columns(double* b, int stride, int ld, int cols) const {
+    switch (n) {
+      case 1: return solve_n<1>(b, stride, ld, cols);
+      case 2: return solve_n<2>(b, stride, ld, cols);
+      case 3: return solve_n<3>(b, stride, ld, cols);
+      case 4: return solve_n<4>(b, stride, ld, cols);
+      case 5: return solve_n<5>(b, stride, ld, cols);
+      default: return solve_n<6>(b, stride, ld, cols);
     }
   }
 
-  /// B <- D^{-1} B, column by column.
-  template <class M>
-  void solve_in_place(M& B) const {
-    for (Eigen::Index c = 0; c < B.cols(); ++c) solve_in_place(&B(0, c), 1);
+  template <int N>
+  void solve_n(double* b0, int stride, int ld, int cols) const {
+    for (int c = 0; c < cols; ++c) {
+      double* b = b0 + c * ld;
+      double x[N];
+      for (int i = 0; i < N; ++i) x[i] = b[i * stride];
+      for (int i = 0; i < N; ++i) {
+        double v = x[i];
+        for (int k = 0; k < i; ++k) v -= L[i][k] * x[k];
+        x[i] = v * inv[i];
+      }
+      for (int i = N; i-- > 0;) {
+        double v = x[i];
+        for (int k = i + 1; k < N; ++k) v -= L[k][i] * x[k];
+        x[i] = v * inv[i];
+      }
+      for (int i = 0; i < N; ++i) b[i * stride] = x[i];
+    }
   }
 };
+
+/// The lower triangle of D -= X^T B (X and B K x N, column-major, leading dimension K; D
+/// N x N, leading dimension N), unrolled for each size.
+template <int K, int N>
+void schur_lower(const double* X, const double* B, double* D) {
+  for (int c = 0; c < N; ++c) {
+    for (int r = c; r < N; ++r) {
+      double v = 0;
+      for (int k = 0; k < K; ++k) v += X[k + r * K] * B[k + c * K];
+      D[r + c * N] -= v;
+    }
+  }
+}
+
+template <int K>
+bool schur_lower_k(int n, const double* X, const double* B, double* D) {
+  switch (n) {
+    case 3: schur_lower<K, 3>(X, B, D); return true;
+    case 4: schur_lower<K, 4>(X, B, D); return true;
+    case 5: schur_lower<K, 5>(X, B, D); return true;
+    case 6: schur_lower<K, 6>(X, B, D); return true;
+    default: return false;
+  }
+}
+
+/// D -= X^T B on the lower triangle (D's upper one unread by CholSmall), for blocks of the
+/// sizes of point links and their dot rows; Eigen's dynamic product for the others.
+template <class M>
+void schur_update(M& D, const M& X, const M& B) {
+  const int k = static_cast<int>(X.rows()), n = static_cast<int>(D.rows());
+  bool done = false;
+  switch (k) {
+    case 3: done = schur_lower_k<3>(n, X.data(), B.data(), D.data()); break;
+    case 4: done = schur_lower_k<4>(n, X.data(), B.data(), D.data()); break;
+    case 5: done = schur_lower_k<5>(n, X.data(), B.data(), D.data()); break;
+    case 6: done = schur_lower_k<6>(n, X.data(), B.data(), D.data()); break;
+    default: break;
+  }
+  if (!done) D.noalias() -= X.transpose().lazyProduct(B);
+}
 
 }  // namespace
 
@@ -417,13 +493,18 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     for (int r = 0; r < l.dots; ++r) d[r] = t.L * body_vector(qo, anchors_[t.port[o][1 + r]]);
   };
   // The rows of a point link (dots included) on one side: row r's gradient is J(P)^T d_r for
-  // the port P in `slot` (0 the anchor, 1 + i dot i's vector), e_r = R^T d_r (body frame).
+  // the port P in `slot` (0 the anchor, 1 + i dot i's vector). On a moving body, `mode` says
+  // how their blocks are made: 1 by the ports' constant blocks, from e_r = R^T d_r (body
+  // frame) and, with a geometric correction C_b, t_r = Y(P_r)^T e_r and C_b t_r; 2 by body
+  // solves (contact corrections).
   struct SideRows {
-    int n = 0;
+    int n = 0, mode = 0;
     std::uint8_t slot[6];
-    Vec3 d[6], e[6];
+    Vec3 d[6], e[6], t[6], ct[6];
+    const Mat3* C = nullptr;
   };
-  auto side_rows = [&](const Link& l, int side, SideRows& out) {
+  // Fills the rows of link l's side `side`, with Y the Y_ ids of its ports there.
+  auto side_rows = [&](const Link& l, int side, const std::uint32_t* Y, SideRows& out) {
     const double sign = side == 0 ? 1.0 : -1.0;
     out.n = 3 + l.dots;
     for (int i = 0; i < 3; ++i) {
@@ -432,24 +513,34 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     }
     if (l.dots > 0) dot_dirs(l, side, out.d + 3);
     for (int r = 3; r < out.n; ++r) out.slot[r] = static_cast<std::uint8_t>(r - 2);
-  };
-  auto body_dirs = [&](int s, SideRows& rows) {
+    const int s = side_body(l, side);
+    out.mode = 0;
+    if (!ops.dynamic(s)) return;
+    out.mode = ops.geometric_correction(s, out.C) ? 1 : 2;
+    if (out.mode == 2) return;
     const Mat3& R = ops.rotation(s);
-    for (int r = 0; r < rows.n; ++r) rows.e[r].noalias() = R.transpose() * rows.d[r];
+    for (int r = 0; r < 3; ++r) out.e[r] = sign * R.row(r).transpose();
+    for (int r = 3; r < out.n; ++r) out.e[r].noalias() = R.transpose() * out.d[r];
+    if (out.C == nullptr) return;
+    for (int r = 0; r < out.n; ++r) {
+      out.t[r].noalias() = Y_[Y[out.slot[r]]].transpose() * out.e[r];
+      out.ct[r].noalias() = *out.C * out.t[r];
+    }
   };
   auto side_gradient = [&](const Link& l, int side, const SideRows& rows, int r) {
     if (r < 3) return point_force(side_anchor(l, side), rows.d[r]);
     return vector_force(anchors_[dotted_[l.tab].port[side][r - 2]], rows.d[r]);
   };
-  // out(r, c) += g_Ar . H_s^{-1} g_Bc from the ports' constant blocks: e_r^T K(P_r, P_c) e_c,
-  // less the geometric term (Y(P_r)^T e_r) . C_b (Y(P_c)^T e_c) of a corrected body.
+  // out(r, c) += g_Ar . H_s^{-1} g_Bc (mode 1) from the ports' constant blocks:
+  // e_r^T K(P_r, P_c) e_c, less the geometric term t_r . C_b t_c. With `lower` (A = B) only
+  // r >= c.
   auto port_products = [&](const SideRows& A, const SideRows& B, const std::uint32_t (&K)[4][4],
-                           const std::uint32_t* YA, const std::uint32_t* YB, const Mat3* C,
-                           Block& out) {
+                           bool lower, Block& out) {
     for (int c = 0; c < B.n; ++c) {
       Vec3 w[4];
-      int have = -1;  // the slots before it have w (A's rows come in slot order)
-      for (int r = 0; r < A.n; ++r) {
+      const int first = lower ? c : 0;
+      int have = -1;  // the slots up to `have` have w (A's rows come in slot order)
+      for (int r = first; r < A.n; ++r) {
         const int p = A.slot[r];
         if (p > have) {
           w[p].noalias() = K_[K[p][B.slot[c]]] * B.e[c];
@@ -457,18 +548,11 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
         }
         out(r, c) += A.e[r].dot(w[p]);
       }
-    }
-    if (C == nullptr) return;
-    Vec3 tA[6], ctB[6];
-    for (int r = 0; r < A.n; ++r) tA[r].noalias() = Y_[YA[A.slot[r]]].transpose() * A.e[r];
-    for (int c = 0; c < B.n; ++c) {
-      ctB[c].noalias() = *C * (Y_[YB[B.slot[c]]].transpose() * B.e[c]);
-    }
-    for (int c = 0; c < B.n; ++c) {
-      for (int r = 0; r < A.n; ++r) out(r, c) -= tA[r].dot(ctB[c]);
+      if (A.C == nullptr) continue;
+      for (int r = first; r < A.n; ++r) out(r, c) -= A.t[r].dot(B.ct[c]);
     }
   };
-  // The same by body solves, on a body with contact corrections.
+  // The same by body solves, on a body with contact corrections (mode 2).
   auto solved_products = [&](int s, const Link& la, int sa, const SideRows& A, const Link& lb,
                              int sb, const SideRows& B, Block& out) {
     Vec12 gA[6];
@@ -479,13 +563,16 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     }
   };
   // The blocks next to a wide item (general, or with dots): B_k = G_ks H_s^{-1} G_(k+1)s^T
-  // (m_k x m_(k+1)), by W of a general item, else by the ports of the two point links.
-  auto coupling_general = [&](std::size_t at) {
+  // (m_k x m_(k+1)), by W of a general item, else by the ports of the two point links. Two
+  // point links' rows on their shared body: this item's from `rows` if not null; the next
+  // item's are left in `next_rows` (mode 0 when not made) for its own block.
+  auto coupling_general = [&](std::size_t at, const SideRows* rows, SideRows& next_rows) {
     const Link& j = links_[at];
     const Link& n = links_[at + 1];
     const int js = j.next_side, ns = n.prev_side;
     const int s = side_body(j, js);
     Block B(j.m, n.m);
+    next_rows.mode = 0;
     if (j.general && n.general) {
       const General& gj = general_[j.kaa];
       const General& gn = general_[n.kaa];
@@ -496,10 +583,11 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
       const Link& pl = j.general ? n : j;  // the point link
       const int ps = j.general ? ns : js;
       const SideW& W = j.general ? general_[j.kaa].W[js] : general_[n.kaa].W[ns];
-      SideRows rows;
-      side_rows(pl, ps, rows);
-      for (int r = 0; r < rows.n; ++r) {
-        const Vec12 g = side_gradient(pl, ps, rows, r);
+      const std::uint32_t none[4] = {0, 0, 0, 0};
+      SideRows pr;
+      side_rows(pl, ps, none, pr);
+      for (int r = 0; r < pr.n; ++r) {
+        const Vec12 g = side_gradient(pl, ps, pr, r);
         for (int w = 0; w < W.cols(); ++w) {
           if (j.general) {
             B(w, r) = g.dot(W.col(w));
@@ -509,18 +597,18 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
         }
       }
     } else {
-      SideRows A, N;
-      side_rows(j, js, A);
-      side_rows(n, ns, N);
+      const Coupling& cp = couplings_[j.kc];
+      SideRows own;
+      if (rows == nullptr) {
+        side_rows(j, js, cp.Y[0], own);
+        rows = &own;
+      }
+      side_rows(n, ns, cp.Y[1], next_rows);
       B.setZero();
-      const Mat3* C = nullptr;
-      if (ops.geometric_correction(s, C)) {
-        body_dirs(s, A);
-        body_dirs(s, N);
-        const Coupling& cp = couplings_[j.kc];
-        port_products(A, N, cp.K, cp.Y[0], cp.Y[1], C, B);
+      if (rows->mode == 1) {
+        port_products(*rows, next_rows, cp.K, false, B);
       } else {
-        solved_products(s, j, js, A, n, ns, N, B);
+        solved_products(s, j, js, *rows, n, ns, next_rows, B);
       }
     }
     return B;
@@ -567,8 +655,11 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
       }
     }
   };
-  // D_k and b_k of a point link with dots; keeps its dot rows' directions on the reported side.
-  auto dotted_block = [&](const Link& j, Block& D, BlockVec& rhs) {
+  // D_k (lower triangle) and b_k of a point link with dots, its rows on both sides left in
+  // `rows` (those of side `have`, if 0 or 1, are there already); keeps its dot rows'
+  // directions on the reported side.
+  auto dotted_block = [&](const Link& j, Block& D, BlockVec& rhs, SideRows (&rows)[2],
+                          int have) {
     const Dotted& t = dotted_[j.tab];
     const int m = j.m;
     D.setZero(m, m);
@@ -584,25 +675,21 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     const int reported = j.b >= 0 ? 1 : 0;
     for (int side = 0; side < 2; ++side) {
       const int s = side_body(j, side);
-      const bool moves = ops.dynamic(s);
-      if (!moves && side != reported) continue;
-      SideRows rows;
-      side_rows(j, side, rows);
+      SideRows& sr = rows[side];
+      if (side != have) side_rows(j, side, t.Y[side], sr);
       if (side == reported) {
-        for (int r = 0; r < j.dots; ++r) dirs_[j.dir + r] = rows.d[3 + r];
+        for (int r = 0; r < j.dots; ++r) dirs_[j.dir + r] = sr.d[3 + r];
       }
-      if (!moves) continue;
+      if (sr.mode == 0) continue;
       const Vec3 ys = point(y[s], side_anchor(j, side));  // rhs += G_s y_s
-      for (int r = 0; r < 3; ++r) rhs[r] += rows.d[r].dot(ys);
+      for (int r = 0; r < 3; ++r) rhs[r] += sr.d[r].dot(ys);
       for (int r = 3; r < m; ++r) {
-        rhs[r] += rows.d[r].dot(body_vector(y[s], anchors_[t.port[side][r - 2]]));
+        rhs[r] += sr.d[r].dot(body_vector(y[s], anchors_[t.port[side][r - 2]]));
       }
-      const Mat3* C = nullptr;
-      if (ops.geometric_correction(s, C)) {
-        body_dirs(s, rows);
-        port_products(rows, rows, t.K[side], t.Y[side], t.Y[side], C, D);
+      if (sr.mode == 1) {
+        port_products(sr, sr, t.K[side], true, D);
       } else {
-        solved_products(s, j, side, rows, j, side, rows, D);
+        solved_products(s, j, side, sr, j, side, sr, D);
       }
     }
   };
@@ -643,6 +730,9 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
     Block Bg_prev, Xg_prev;
     BlockVec bg_prev;
     bool prev_general = false;  // the coupling with the previous item is of variable size
+    // A point link's rows per side, and those of the next one on their shared body (made by
+    // the coupling; mode 0 if not).
+    SideRows rows[2], next_rows;
     for (std::size_t at = first; at < last; ++at) {
       const Link& j = links_[at];
       const bool next_general = kMixed && next_is_wide(j, at);
@@ -659,7 +749,7 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
         if (!llt.compute(D, 1e-7)) return false;  // not positive definite, or redundant rows
         slot(j, kMixed) = llt.solve(rhs);
         if (next_general) {
-          Bg_prev = coupling_general(at);
+          Bg_prev = coupling_general(at, nullptr, next_rows);
           Xg_prev.resize(3, Bg_prev.cols());
           for (int c = 0; c < Bg_prev.cols(); ++c) Xg_prev.col(c) = llt.solve(Vec3(Bg_prev.col(c)));
           Xg_[j.kn] = Xg_prev;
@@ -680,7 +770,12 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
       if (j.general) {
         general_block(j, D, rhs);
       } else if (j.dots > 0) {
-        dotted_block(j, D, rhs);
+        int have = -1;  // the side whose rows the coupling with the previous item made
+        if (j.prev_side >= 0 && next_rows.mode != 0) {
+          rows[j.prev_side] = next_rows;
+          have = j.prev_side;
+        }
+        dotted_block(j, D, rhs, rows, have);
       } else {
         Mat3 D3;
         Vec3 r3;
@@ -689,7 +784,7 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
         rhs = r3;
       }
       if (j.prev_side >= 0) {
-        D.noalias() -= Xg_prev.transpose().lazyProduct(Bg_prev);
+        schur_update(D, Xg_prev, Bg_prev);
         rhs.noalias() -= Xg_prev.transpose().lazyProduct(bg_prev);
       }
       CholSmall llt;
@@ -699,7 +794,8 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
       llt.solve_in_place(x.data());
       prev_general = next_general;
       if (next_general) {
-        Bg_prev = coupling_general(at);
+        const bool own = !j.general && j.dots > 0 && rows[j.next_side].mode != 0;
+        Bg_prev = coupling_general(at, own ? &rows[j.next_side] : nullptr, next_rows);
         Xg_prev = Bg_prev;
         llt.solve_in_place(Xg_prev);
         Xg_[j.kn] = Xg_prev;

@@ -14,8 +14,9 @@ class JointRows : public RowSource {
   std::size_t items() const override { return joints_.size(); }
   Edge item_bodies(std::size_t k) const override { return {joints_[k].a, joints_[k].b}; }
   void append_rows(const std::vector<Vec12>& q, RowSet& set) const override;
-  /// Joints without limits, cone, spring or drive: plain ball joints as point links, the
-  /// other types as general items of their type rows.
+  /// Joints without limits, cone, spring or drive: ball, hinge, universal and fixed joints as
+  /// point links (with the dot rows of their type), prismatic joints as general items of
+  /// their type rows.
   bool chain_items(std::vector<PointLink>& out) const override;
   /// Joint k's type rows with its compliance.
   void item_rows(std::size_t k, const std::vector<Vec12>& q, std::vector<Row>& out) const override;

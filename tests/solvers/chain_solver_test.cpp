@@ -99,8 +99,9 @@ TEST(ChainSolver, MatchesSparseSolverToRoundOff) {
 }
 
 // Chains of ball joints with every third joint of another type, without limits, take the
-// closed form with general items (ball_chain_dual.h): no row set (rows_ms 0), the same step
-// and joint wrenches, forces and torques, as the sparse solver to round-off.
+// closed form (ball_chain_dual.h: hinge, universal and fixed joints with dot rows, prismatic
+// joints as general items): no row set (rows_ms 0), the same step and joint wrenches, forces
+// and torques, as the sparse solver to round-off.
 TEST(ChainSolver, MixedChainsTakeTheClosedFormAndMatchSparse) {
   double worst_q = 0, worst_w = 0;
   int general = 0;
@@ -117,7 +118,7 @@ TEST(ChainSolver, MixedChainsTakeTheClosedFormAndMatchSparse) {
       general += chain.world.joint_type(chain.joints[k]) != JointType::Ball;
     }
   }
-  std::printf("  %d general items; largest relative difference after 5 steps: q %.3e, "
+  std::printf("  %d other joints; largest relative difference after 5 steps: q %.3e, "
               "wrench %.3e\n", general, worst_q, worst_w);
   EXPECT_GT(general, 100);
   EXPECT_LT(worst_q, 1e-9);

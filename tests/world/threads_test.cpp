@@ -61,7 +61,7 @@ TEST(Threads, ContactSceneIsBitIdentical) {
 // 500 separate pendulum chains of 10 boxes (5000 bodies, ball joints, the first pinned to
 // the world), released at an angle: independent components, solved by range of whole chains.
 // With `welded`, every other chain ends in a link welded to the one before (a fixed joint, a
-// general item of the closed form).
+// point link with dot rows in the closed form).
 World many_chains(int threads, bool welded = false) {
   WorldSettings s;
   s.dt = 1e-2;
@@ -111,7 +111,7 @@ TEST(Threads, IndependentWeldedChainsAreBitIdentical) {
     two.step();
   }
   EXPECT_STREQ(one.last_step().solver, "chain");
-  EXPECT_EQ(one.last_step().rows_ms, 0.0);  // the closed form, with general items
+  EXPECT_EQ(one.last_step().rows_ms, 0.0);  // the closed form, with dot rows
   EXPECT_LT(one.last_step().joint_residual, 1e-9);
   for (std::uint32_t i = 0; i < one.body_count(); ++i) {
     const Vec12 qa = one.coordinates(BodyId{i}), qb = two.coordinates(BodyId{i});
