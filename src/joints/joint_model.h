@@ -74,6 +74,11 @@ Vec3 ball_bend(const JointModel& j, const Vec12& qa, const Vec12& qb);
 /// returns their count; 0 for a ball joint, -1 for a prismatic joint (no point rows).
 int dot_pairs(const JointModel& j, const Vec3* u[3], const Vec3* v[3]);
 
+/// |C|_inf of the joint's type rows at (qa, qb) (m): the point and dot rows' values without
+/// their gradients; a prismatic joint's rows are built in `scratch`.
+double type_residual(const JointModel& j, const Vec12& qa, const Vec12& qb,
+                     std::vector<Row>& scratch);
+
 /// Dispatches to the builder of j.type.
 void type_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out);
 

@@ -53,8 +53,10 @@ struct CholSmall {
   double L[6][6];
   double inv[6];  ///< 1 / L_ii: the solves multiply (a divide's latency chains the sweeps)
 
+  // (Not inlined: the chain sweeps are flattened, and each size's code inlined at every call
+  // would multiply their size, and their compile time under the sanitizers.)
   template <class M>
-  bool compute(const M& D, double rel_floor) {
+  __attribute__((noinline)) bool compute(const M& D, double rel_floor) {
     n = static_cast<int>(D.rows());
     switch (n) {
       case 1: return factor<1>(D, rel_floor);
@@ -98,7 +100,7 @@ struct CholSmall {
   }
 
   /// `cols` columns of n entries (stride `stride`), `ld` apart.
-  void solve_columns(double* b, int stride, int ld, int cols) const {
+  __attribute__((noinline)) void solve_columns(double* b, int stride, int ld, int cols) const {
     switch (n) {
       case 1: return solve_n<1>(b, stride, ld, cols);
       case 2: return solve_n<2>(b, stride, ld, cols);
@@ -157,7 +159,7 @@ bool schur_lower_k(int n, const double* X, const double* B, double* D) {
 /// D -= X^T B on the lower triangle (D's upper one unread by CholSmall), for blocks of the
 /// sizes of point links and their dot rows; Eigen's dynamic product for the others.
 template <class M>
-void schur_update(M& D, const M& X, const M& B) {
+__attribute__((noinline)) void schur_update(M& D, const M& X, const M& B) {
   const int k = static_cast<int>(X.rows()), n = static_cast<int>(D.rows());
   bool done = false;
   switch (k) {
@@ -721,10 +723,9 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
   // back to the general solvers otherwise). Between point links the blocks are 3x3 (Mat3);
   // next to a general item they take its size (Block).
   // Chains are independent components: a range of whole chains is eliminated, and then
-  // substituted back, on its own. Without general items (kMixed false) only the 3x3 path is
-  // compiled in. Both passes are flattened (every helper inlined): the 3x3 path is otherwise
-  // about 15% slower.
-  auto forward = [&]<bool kMixed>(std::size_t first, std::size_t last) __attribute__((flatten)) {
+  // substituted back, on its own. Without general items or dot rows (kMixed false) only the
+  // 3x3 path is compiled in (flattened, below).
+  auto forward = [&]<bool kMixed>(std::size_t first, std::size_t last) {
     Mat3 B_prev = Mat3::Zero(), X_prev = Mat3::Zero();
     Vec3 b_prev = Vec3::Zero();
     Block Bg_prev, Xg_prev;
@@ -812,7 +813,7 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
   };
   // Back substitution x_k = y_k - X_k x_{k+1}, and the increment of each body once all its
   // items are known: dq = y - H^{-1} G^T lambda.
-  auto backward = [&]<bool kMixed>(std::size_t first, std::size_t last) __attribute__((flatten)) {
+  auto backward = [&]<bool kMixed>(std::size_t first, std::size_t last) {
     Vec3 x_next = Vec3::Zero();
     for (std::size_t pos = last; pos-- > first;) {
       const Link& link = links_[pos];
@@ -857,15 +858,23 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
   // Ranges of whole chains, about equal in items: range k runs from the first chain that
   // starts at or after k total / parts. Every pivot is accepted before y changes.
   const bool mixed = !offsets_.empty();  // general items or dot rows
+  // The 3x3 passes are flattened (every helper inlined: about 15% faster). The mixed ones are
+  // not: flattened with the dot rows' and general items' helpers, they grew past what a
+  // sanitizer build compiles in reasonable time and memory.
+  auto forward_points = [&](std::size_t first, std::size_t last) __attribute__((flatten)) {
+    return forward.template operator()<false>(first, last);
+  };
+  auto backward_points = [&](std::size_t first, std::size_t last) __attribute__((flatten)) {
+    backward.template operator()<false>(first, last);
+  };
   auto forward_range = [&](std::size_t first, std::size_t last) {
-    return mixed ? forward.template operator()<true>(first, last)
-                 : forward.template operator()<false>(first, last);
+    return mixed ? forward.template operator()<true>(first, last) : forward_points(first, last);
   };
   auto backward_range = [&](std::size_t first, std::size_t last) {
     if (mixed) {
       backward.template operator()<true>(first, last);
     } else {
-      backward.template operator()<false>(first, last);
+      backward_points(first, last);
     }
   };
   const std::size_t chains = starts_.size() - 1;

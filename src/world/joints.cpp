@@ -258,18 +258,9 @@ void World::Impl::check_joint(JointId id) const {
   }
 }
 
-// After a step: joint coordinates (unwrapped), wrenches from the multipliers, residual.
+// After a step: joint coordinates (unwrapped), wrenches from the multipliers, residual; one
+// pass over the joints.
 void World::Impl::update_joint_state() {
-  for (std::uint32_t ji : stateful_joints) {
-    auto& j = joints[ji];
-    const Vec12 qa = joint_q(j.a), qb = joint_q(j.b);
-    double value;
-    if (detail::joint_coordinate_value(j, qa, qb, j.coord_prev, value)) j.coord_prev = value;
-    if (j.type == JointType::Ball && j.extras().cone) {
-      j.twist_prev = detail::twist_value(j, qa, qb, j.twist_prev);
-    }
-    if (j.type == JointType::Ball && j.extras().spring) j.bend_prev = detail::ball_bend(j, qa, qb);
-  }
   // The wrench at the anchor of the generalised force fa of the multipliers on the reported
   // body (b, or a when b is the world).
   auto wrench_of = [&](const detail::JointModel& j, const Vec12& fa) {
@@ -280,37 +271,33 @@ void World::Impl::update_joint_state() {
     const Vec3 anchor = detail::point(qb, j.b >= 0 ? j.pb : j.pa);
     return JointWrench{F, torque_com + (detail::affine_t(qb) - anchor).cross(F)};
   };
-  if (closed_form_dual) {
-    for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
-      auto& j = joints[ji];
-      const std::size_t at = ball_chain_dual.offset(ji);
-      if (const auto* rows = ball_chain_dual.general_rows(ji)) {
-        Vec12 fa = Vec12::Zero();
-        for (std::size_t r = 0; r < rows->size(); ++r) {
-          fa -= (j.b >= 0 ? (*rows)[r].gb : (*rows)[r].ga) * lambda[at + r];
-        }
-        j.wrench = wrench_of(j, fa);
-        continue;
+  // The wrench of joint ji from the closed form's multipliers (3 per point link, then its dot
+  // rows; a general item's rows).
+  auto closed_form_wrench = [&](std::uint32_t ji, detail::JointModel& j) {
+    const std::size_t at = ball_chain_dual.offset(ji);
+    if (const auto* rows = ball_chain_dual.general_rows(ji)) {
+      Vec12 fa = Vec12::Zero();
+      for (std::size_t r = 0; r < rows->size(); ++r) {
+        fa -= (j.b >= 0 ? (*rows)[r].gb : (*rows)[r].ga) * lambda[at + r];
       }
-      Vec12 f;
-      if (j.type != JointType::Ball &&
-          ball_chain_dual.item_force(ji, j.b >= 0 ? 1 : 0, &lambda[at], f)) {
-        j.wrench = wrench_of(j, Vec12(-f));  // hinge, universal, fixed: point and dot rows
-        continue;
-      }
-      // Ball joints: the force lambda on body b at the anchor (-lambda when b is the world).
-      const Vec3 F(lambda[at], lambda[at + 1], lambda[at + 2]);
-      j.wrench = JointWrench{j.b >= 0 ? F : Vec3(-F), Vec3::Zero()};
+      j.wrench = wrench_of(j, fa);
+      return;
     }
-    stats.joint_residual = constraint_residual();
-    return;
-  }
+    Vec12 f;
+    if (j.type != JointType::Ball &&
+        ball_chain_dual.item_force(ji, j.b >= 0 ? 1 : 0, &lambda[at], f)) {
+      j.wrench = wrench_of(j, Vec12(-f));  // hinge, universal, fixed: point and dot rows
+      return;
+    }
+    // Ball joints: the force lambda on body b at the anchor (-lambda when b is the world).
+    const Vec3 F(lambda[at], lambda[at + 1], lambda[at + 2]);
+    j.wrench = JointWrench{j.b >= 0 ? F : Vec3(-F), Vec3::Zero()};
+  };
   // Item k of the row set is joint k (the joints are the first row source), its rows
   // [item_begin[k], item_begin[k + 1]).
   const auto& rows = row_set.rows;
   const std::size_t items = row_set.items();
-  for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
-    auto& j = joints[ji];
+  auto row_wrench = [&](std::uint32_t ji, detail::JointModel& j) {
     Vec12 fa = Vec12::Zero();
     if (ji < items) {
       const std::size_t end = std::min(row_set.item_begin[ji + 1], lambda.size());
@@ -319,8 +306,30 @@ void World::Impl::update_joint_state() {
       }
     }
     j.wrench = wrench_of(j, fa);
+  };
+  double worst = 0;
+  std::vector<detail::Row> scratch;
+  const Vec12 world_q = detail::make_q(Mat3::Identity(), Vec3::Zero());
+  for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
+    auto& j = joints[ji];
+    const Vec12& qa = j.a >= 0 ? q[j.a] : world_q;
+    const Vec12& qb = j.b >= 0 ? q[j.b] : world_q;
+    if (j.ax) {  // every type but the plain ball joint carries state
+      double value;
+      if (detail::joint_coordinate_value(j, qa, qb, j.coord_prev, value)) j.coord_prev = value;
+      if (j.type == JointType::Ball && j.extras().cone) {
+        j.twist_prev = detail::twist_value(j, qa, qb, j.twist_prev);
+      }
+      if (j.type == JointType::Ball && j.extras().spring) j.bend_prev = detail::ball_bend(j, qa, qb);
+    }
+    if (closed_form_dual) {
+      closed_form_wrench(ji, j);
+    } else {
+      row_wrench(ji, j);
+    }
+    worst = std::max(worst, detail::type_residual(j, qa, qb, scratch));
   }
-  stats.joint_residual = constraint_residual();
+  stats.joint_residual = worst;
 }
 
 std::size_t World::joint_count() const { return impl_->joints.size(); }

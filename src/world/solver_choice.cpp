@@ -88,11 +88,9 @@ detail::DualSolver& World::Impl::dual_method() {
 
 void World::Impl::update_joint_lists() {
   limited_joints.clear();
-  stateful_joints.clear();
   for (std::uint32_t j = 0; j < joints.size(); ++j) {
     const auto& joint = joints[j];
     if (joint.extras().limits || joint.extras().cone) limited_joints.push_back(j);
-    if (joint.ax) stateful_joints.push_back(j);  // every type but the plain ball joint
   }
 }
 

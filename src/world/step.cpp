@@ -430,25 +430,9 @@ double World::Impl::energy_excess() const {
 // |C(q)|_inf of the joints' own rows at the current iterate (m); 0 without joints.
 double World::Impl::constraint_residual() const {
   double worst = 0;
-  std::vector<detail::Row> tmp;
+  std::vector<detail::Row> scratch;
   for (const auto& j : joints) {
-    const Vec3* u[3];
-    const Vec3* v[3];
-    const int dots = detail::dot_pairs(j, u, v);
-    if (dots >= 0) {  // the point rows and dot rows, without building them
-      const Vec12& qa = joint_q(j.a);
-      const Vec12& qb = joint_q(j.b);
-      const Vec3 d = detail::point(qa, j.pa) - detail::point(qb, j.pb);
-      worst = std::max(worst, d.lpNorm<Eigen::Infinity>());
-      for (int i = 0; i < dots; ++i) {
-        const double c = j.L * detail::body_vector(qa, *u[i]).dot(detail::body_vector(qb, *v[i]));
-        worst = std::max(worst, std::abs(c));
-      }
-      continue;
-    }
-    tmp.clear();
-    detail::type_rows(j, joint_q(j.a), joint_q(j.b), tmp);
-    for (const auto& r : tmp) worst = std::max(worst, std::abs(r.c));
+    worst = std::max(worst, detail::type_residual(j, joint_q(j.a), joint_q(j.b), scratch));
   }
   return worst;
 }

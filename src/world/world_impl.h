@@ -257,9 +257,8 @@ struct World::Impl final : detail::BodyOperators {
   bool topology_dirty = true;
   detail::DualTopology topology;
   void update_topology();
-  /// Joints with limits or a cone (limit_violation), and joints carrying a coordinate, twist
-  /// or bend between steps (update_joint_state): every joint but a plain ball joint.
-  std::vector<std::uint32_t> limited_joints, stateful_joints;
+  /// Joints with limits or a cone (limit_violation).
+  std::vector<std::uint32_t> limited_joints;
   void update_joint_lists();
   bool all_chains = false;        ///< every component is a chain (chain_dual's plan is valid)
   bool tree_prepared = false;     ///< tree_dual's plan is valid
