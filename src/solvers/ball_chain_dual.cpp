@@ -266,6 +266,13 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
   Y_.push_back(Mat3::Zero());  // index 0: a side that does not move
   // Distinct port sets and couplings (a generated chain holds a handful), keyed by their bytes.
   std::map<std::string, std::uint32_t> known_dotted, known_coupling;
+  // The index of `value` in `table`, appended if new (zero-filled structs, keyed by bytes).
+  auto intern = [](std::map<std::string, std::uint32_t>& known, auto& table, const auto& value) {
+    const std::string key(reinterpret_cast<const char*>(&value), sizeof value);
+    const auto [it, added] = known.emplace(key, static_cast<std::uint32_t>(table.size()));
+    if (added) table.push_back(value);
+    return it->second;
+  };
   // What a port set's blocks depend on (the sides' factors, ports and L): a generated chain's
   // links look up their blocks once.
   std::map<std::tuple<const BodyHessian*, const BodyHessian*, std::array<std::uint32_t, 8>,
@@ -302,12 +309,9 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
         }
       }
     }
-    const std::string key(reinterpret_cast<const char*>(&d), sizeof d);
-    const auto [it, added] =
-        known_dotted.emplace(key, static_cast<std::uint32_t>(dotted_.size()));
-    if (added) dotted_.push_back(d);
-    known_inputs.emplace(inputs, it->second);
-    return it->second;
+    const std::uint32_t id = intern(known_dotted, dotted_, d);
+    known_inputs.emplace(inputs, id);
+    return id;
   };
   // The ports of link `l` on its side `side` (its anchor, then its dots' vectors there).
   auto side_ports = [&](const Link& l, int side, std::uint32_t* out) {
@@ -337,12 +341,9 @@ void BallChainDual::prepare(const std::vector<std::vector<std::uint32_t>>& chain
       for (int k = 0; k < nn; ++k) c.K[r][k] = constant_block(s, pl[r], pn[k], 1.0);
     }
     for (int k = 0; k < nn; ++k) c.Y[1][k] = y_block(s, pn[k]);
-    const std::string key(reinterpret_cast<const char*>(&c), sizeof c);
-    const auto [it, added] =
-        known_coupling.emplace(key, static_cast<std::uint32_t>(couplings_.size()));
-    if (added) couplings_.push_back(c);
-    known_pairs.emplace(inputs, it->second);
-    return it->second;
+    const std::uint32_t id = intern(known_coupling, couplings_, c);
+    known_pairs.emplace(inputs, id);
+    return id;
   };
   std::size_t total = 0;
   for (const auto& chain : chains) total += chain.size();
