@@ -13,24 +13,21 @@ void ball_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vecto
 int dot_pairs(const JointModel& j, const Vec3* u[3], const Vec3* v[3]) {
   switch (j.type) {
     case JointType::Ball: return 0;
-    case JointType::Hinge:  // hinge.cpp
-      u[0] = &j.ax->wa1;
-      u[1] = &j.ax->wa2;
-      v[0] = v[1] = &j.ax->nb;
-      return 2;
-    case JointType::Universal:  // universal.cpp
-      u[0] = &j.ax->ua;
-      v[0] = &j.ax->vb;
-      return 1;
-    case JointType::Fixed:  // fixed.cpp: add_rotation_lock_rows
-      for (int i = 0; i < 3; ++i) {
-        u[i] = &j.ax->ea[kLockPairs[i][0]];
-        v[i] = &j.ax->eb[kLockPairs[i][1]];
-      }
-      return 3;
+    case JointType::Hinge: return hinge_dot_pairs(j, u, v);
+    case JointType::Universal: return universal_dot_pairs(j, u, v);
+    case JointType::Fixed: return fixed_dot_pairs(j, u, v);
     case JointType::Prismatic: return -1;
   }
   return -1;
+}
+
+void add_point_and_dot_rows(const JointModel& j, const Vec12& qa, const Vec12& qb,
+                            std::vector<Row>& out) {
+  add_point_rows(qa, qb, j.pa, j.pb, out);
+  const Vec3* u[3];
+  const Vec3* v[3];
+  const int dots = dot_pairs(j, u, v);
+  for (int i = 0; i < dots; ++i) out.push_back(dot_row(qa, qb, *u[i], *v[i], j.L));
 }
 
 double type_residual(const JointModel& j, const Vec12& qa, const Vec12& qb,

@@ -8,10 +8,15 @@
 
 namespace mabd::detail {
 
+int hinge_dot_pairs(const JointModel& j, const Vec3* u[3], const Vec3* v[3]) {
+  u[0] = &j.ax->wa1;
+  u[1] = &j.ax->wa2;
+  v[0] = v[1] = &j.ax->nb;
+  return 2;
+}
+
 void hinge_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out) {
-  add_point_rows(qa, qb, j.pa, j.pb, out);
-  out.push_back(dot_row(qa, qb, j.ax->wa1, j.ax->nb, j.L));
-  out.push_back(dot_row(qa, qb, j.ax->wa2, j.ax->nb, j.L));
+  add_point_and_dot_rows(j, qa, qb, out);
 }
 
 namespace {

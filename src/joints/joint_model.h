@@ -73,6 +73,13 @@ Vec3 ball_bend(const JointModel& j, const Vec12& qa, const Vec12& qb);
 /// universal (1) or fixed joint (3): sets u[i], v[i] (body-local unit vectors of j.ax) and
 /// returns their count; 0 for a ball joint, -1 for a prismatic joint (no point rows).
 int dot_pairs(const JointModel& j, const Vec3* u[3], const Vec3* v[3]);
+/// The pairs of each type, in its own file (hinge.cpp, universal.cpp, fixed.cpp).
+int hinge_dot_pairs(const JointModel& j, const Vec3* u[3], const Vec3* v[3]);
+int universal_dot_pairs(const JointModel& j, const Vec3* u[3], const Vec3* v[3]);
+int fixed_dot_pairs(const JointModel& j, const Vec3* u[3], const Vec3* v[3]);
+/// The point rows and then the dot rows of dot_pairs (hinge, universal and fixed joints).
+void add_point_and_dot_rows(const JointModel& j, const Vec12& qa, const Vec12& qb,
+                            std::vector<Row>& out);
 
 /// |C|_inf of the joint's type rows at (qa, qb) (m): the point and dot rows' values without
 /// their gradients; a prismatic joint's rows are built in `scratch`.

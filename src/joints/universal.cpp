@@ -5,9 +5,14 @@
 
 namespace mabd::detail {
 
+int universal_dot_pairs(const JointModel& j, const Vec3* u[3], const Vec3* v[3]) {
+  u[0] = &j.ax->ua;
+  v[0] = &j.ax->vb;
+  return 1;
+}
+
 void universal_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, std::vector<Row>& out) {
-  add_point_rows(qa, qb, j.pa, j.pb, out);
-  out.push_back(dot_row(qa, qb, j.ax->ua, j.ax->vb, j.L));
+  add_point_and_dot_rows(j, qa, qb, out);
 }
 
 }  // namespace mabd::detail

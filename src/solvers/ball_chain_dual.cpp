@@ -418,14 +418,19 @@ bool BallChainDual::item_force(std::uint32_t k, int side, const double* x, Vec12
   const Link& l = links_[link_of_[k]];
   // The dot rows' directions are kept on the reported side (b, or a next to the world).
   if (l.dots > 0 && side != (l.b >= 0 ? 1 : 0)) return false;
-  const double sign = side == 0 ? 1.0 : -1.0;
-  F = point_force(anchors_[side == 0 ? l.pa : l.pb], sign * Vec3(x));
-  if (l.dots == 0) return true;
-  const Dotted& d = dotted_[l.tab];
-  for (int r = 0; r < l.dots; ++r) {
-    F.noalias() += x[3 + r] * vector_force(anchors_[d.port[side][1 + r]], dirs_[l.dir + r]);
-  }
+  F = link_force(l, side, x, l.dots > 0 ? &dirs_[l.dir] : nullptr);
   return true;
+}
+
+Vec12 BallChainDual::link_force(const Link& l, int side, const double* x, const Vec3* d) const {
+  const double sign = side == 0 ? 1.0 : -1.0;
+  Vec12 F = point_force(anchors_[side == 0 ? l.pa : l.pb], sign * Vec3(x));
+  if (l.dots == 0) return F;
+  const Dotted& t = dotted_[l.tab];
+  for (int r = 0; r < l.dots; ++r) {
+    F.noalias() += x[3 + r] * vector_force(anchors_[t.port[side][1 + r]], d[r]);
+  }
+  return F;
 }
 
 const std::vector<Row>* BallChainDual::general_rows(std::uint32_t k) const {
@@ -699,16 +704,9 @@ bool BallChainDual::solve(const BodyOperators& ops, const std::vector<Vec12>& q,
   // G_s^T x of the item's side: the generalised force of its multipliers x on body s.
   auto side_force = [&](const Link& l, int side, const double* x) {
     if (!l.general) {
-      Vec12 F = point_force(side_anchor(l, side), (side == 0 ? 1.0 : -1.0) * Vec3(x));
-      if (l.dots > 0) {
-        Vec3 d[3];
-        dot_dirs(l, side, d);
-        const Dotted& t = dotted_[l.tab];
-        for (int r = 0; r < l.dots; ++r) {
-          F.noalias() += x[3 + r] * vector_force(anchors_[t.port[side][1 + r]], d[r]);
-        }
-      }
-      return F;
+      Vec3 d[3];
+      if (l.dots > 0) dot_dirs(l, side, d);
+      return link_force(l, side, x, d);
     }
     const General& g = general_[l.kaa];
     Vec12 F = Vec12::Zero();

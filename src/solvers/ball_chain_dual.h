@@ -175,6 +175,10 @@ class BallChainDual {
   std::vector<Mat3> Y_;                  ///< Y(P) per factor and port; [0] zero
   std::vector<Vec3> dirs_;               ///< dot rows' reported directions (last solve)
   std::vector<std::uint32_t> link_of_;   ///< per item: its position in links_ (with dots)
+
+  /// G_side^T x of point link l (dot rows included, their world directions d on that side):
+  /// the generalised force of its multipliers x on its body `side` (0: a, 1: b).
+  Vec12 link_force(const Link& l, int side, const double* x, const Vec3* d) const;
 };
 
 }  // namespace mabd::detail

@@ -271,16 +271,19 @@ void World::Impl::update_joint_state() {
     const Vec3 anchor = detail::point(qb, j.b >= 0 ? j.pb : j.pa);
     return JointWrench{F, torque_com + (detail::affine_t(qb) - anchor).cross(F)};
   };
+  // The wrench of n rows of joint j with multipliers x (on the reported body).
+  auto rows_wrench = [&](detail::JointModel& j, const detail::Row* g, std::size_t n,
+                         const double* x) {
+    Vec12 fa = Vec12::Zero();
+    for (std::size_t r = 0; r < n; ++r) fa -= (j.b >= 0 ? g[r].gb : g[r].ga) * x[r];
+    j.wrench = wrench_of(j, fa);
+  };
   // The wrench of joint ji from the closed form's multipliers (3 per point link, then its dot
   // rows; a general item's rows).
   auto closed_form_wrench = [&](std::uint32_t ji, detail::JointModel& j) {
     const std::size_t at = ball_chain_dual.offset(ji);
     if (const auto* rows = ball_chain_dual.general_rows(ji)) {
-      Vec12 fa = Vec12::Zero();
-      for (std::size_t r = 0; r < rows->size(); ++r) {
-        fa -= (j.b >= 0 ? (*rows)[r].gb : (*rows)[r].ga) * lambda[at + r];
-      }
-      j.wrench = wrench_of(j, fa);
+      rows_wrench(j, rows->data(), rows->size(), &lambda[at]);
       return;
     }
     Vec12 f;
@@ -298,14 +301,10 @@ void World::Impl::update_joint_state() {
   const auto& rows = row_set.rows;
   const std::size_t items = row_set.items();
   auto row_wrench = [&](std::uint32_t ji, detail::JointModel& j) {
-    Vec12 fa = Vec12::Zero();
-    if (ji < items) {
-      const std::size_t end = std::min(row_set.item_begin[ji + 1], lambda.size());
-      for (std::size_t r = row_set.item_begin[ji]; r < end; ++r) {
-        fa -= (j.b >= 0 ? rows[r].gb : rows[r].ga) * lambda[r];
-      }
-    }
-    j.wrench = wrench_of(j, fa);
+    const std::size_t begin = ji < items ? row_set.item_begin[ji] : 0;
+    const std::size_t end = ji < items ? std::min(row_set.item_begin[ji + 1], lambda.size()) : 0;
+    if (end <= begin) return rows_wrench(j, nullptr, 0, nullptr);
+    rows_wrench(j, &rows[begin], end - begin, &lambda[begin]);
   };
   double worst = 0;
   std::vector<detail::Row> scratch;
