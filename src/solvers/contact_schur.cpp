@@ -196,7 +196,7 @@ const ContactLcp& ContactSchur::assemble(const ContactRows& rows, const BodyOper
     lcp_.b[r] = rows.value[r] + rows.ga[r].dot(y[rows.a[r]]);
     if (rows.b[r] >= 0) lcp_.b[r] += rows.gb[r].dot(y[rows.b[r]]);
   }
-  z_.assign(bodies, Vec12::Zero());  // (increment's body count)
+  bodies_ = bodies;  // (increment's body count)
   if (block != nullptr) {
     assemble_blocks(rows, articulation, jointed, *block);
     return lcp_;
@@ -224,7 +224,9 @@ const ContactLcp& ContactSchur::assemble(const ContactRows& rows, const BodyOper
     ga.push_back(g);
     if (B != A) gb.push_back(g);
   }
-  // D column by column: the responses z = M_J^{-1} g_j of a group's rows at once.
+  // D column by column: the responses z = M_J^{-1} g_j of a group's rows at once. z_ is zero
+  // between them (each group clears what it touched): a large world writes it once.
+  if (z_.size() != bodies) z_.assign(bodies, Vec12::Zero());
   trip_.clear();
   std::vector<int> seen(n, -1);
   for (const auto& group : groups) {
@@ -335,8 +337,7 @@ void ContactSchur::increment(const ContactRows& rows, const std::vector<char>& j
                              const JointResponse& response, const Eigen::VectorXd& lambda,
                              std::vector<Vec12>& dy) {
   // One response for all rows.
-  const std::size_t bodies = z_.size();
-  dy.assign(bodies, Vec12::Zero());
+  dy.assign(bodies_, Vec12::Zero());
   bool needs_joints = false;
   touched_.clear();
   for (int r = 0; r < rows.size(); ++r) {

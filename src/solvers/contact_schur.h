@@ -136,7 +136,8 @@ class ContactSchur {
   std::vector<char> in_set_, touch_;
   Eigen::VectorXd lambda0_;  ///< the warm start every working set starts from
   std::vector<Vec12> wa_, wb_;  ///< H^{-1} g per row and side
-  std::vector<Vec12> z_;
+  std::vector<Vec12> z_;      ///< responses' scratch, all zero between uses
+  std::size_t bodies_ = 0;    ///< bodies of the last assemble (dy's size)
   std::vector<std::uint32_t> touched_;
   std::vector<Eigen::Triplet<double>> trip_;
   SymmetricAssembly symmetric_;  ///< D = 0.5 (D + D^T) from trip_

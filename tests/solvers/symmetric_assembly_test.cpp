@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include <Eigen/SparseCore>
@@ -78,6 +79,33 @@ TEST(SymmetricAssembly, SparsePathMatchesEigenToTheBit) {
   for (int n : {40, SymmetricAssembly::kDenseRows + 1}) {
     const auto t = random_triplets(rng, n, 0.01);
     Eigen::SparseMatrix<double> out;
+    assembly.assemble(n, t, out);
+    EXPECT_FALSE(assembly.dense());
+    expect_identical(out, reference(n, t));
+  }
+}
+
+/// Dense blocks of `block` rows on the diagonal of an n x n matrix, each with duplicates and
+/// zeros of both signs (the contacts of many separate articulations), in an order that visits
+/// the blocks in turn.
+std::vector<Eigen::Triplet<double>> block_triplets(std::mt19937& rng, int n, int block) {
+  auto t = random_triplets(rng, block, 1.5);
+  std::vector<Eigen::Triplet<double>> out;
+  for (const auto& e : t) {
+    for (int first = 0; first + block <= n; first += block) {
+      out.emplace_back(first + e.row(), first + e.col(), e.value() * (1 + first));
+    }
+  }
+  return out;
+}
+
+TEST(SymmetricAssembly, SparsePathOfManyBlocksMatchesEigenToTheBitAsItsSizeChanges) {
+  std::mt19937 rng(5);
+  SymmetricAssembly assembly;
+  Eigen::SparseMatrix<double> out;
+  for (const auto& [n, block] : {std::pair{3000, 150}, std::pair{1200, 40}, std::pair{4500, 90},
+                                 std::pair{2000, 1}}) {
+    const auto t = block_triplets(rng, n, block);
     assembly.assemble(n, t, out);
     EXPECT_FALSE(assembly.dense());
     expect_identical(out, reference(n, t));
