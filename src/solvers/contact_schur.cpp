@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <unordered_map>
 
 namespace mabd::detail {
@@ -54,6 +55,166 @@ LcpResult ContactSchur::solve(const ContactRows& rows, const BodyOperators& ops,
                               const std::vector<Vec12>& y, Eigen::VectorXd& lambda,
                               std::vector<Vec12>& dy, const Eigen::VectorXd* applied,
                               const LcpOptions& options, const JointBlock* block) {
+  if (block != nullptr && find_clusters(rows, articulation) > 1) {
+    return solve_clusters(rows, ops, articulation, jointed, response, y, lambda, dy, applied,
+                          options, *block);
+  }
+  return solve_one(rows, ops, articulation, jointed, response, y, lambda, dy, applied, options,
+                   block);
+}
+
+int ContactSchur::find_clusters(const ContactRows& rows,
+                                const std::vector<std::uint32_t>& articulation) {
+  // Union-find over the articulations under the rows (a fixed side has none).
+  const int n = rows.size();
+  const int points = static_cast<int>(rows.mu.size());
+  art_slot_.clear();
+  parent_.clear();
+  auto slot = [&](std::int32_t body) {
+    const auto [it, added] = art_slot_.try_emplace(articulation[body], 0);
+    if (added) {
+      it->second = static_cast<int>(parent_.size());
+      parent_.push_back(it->second);
+    }
+    return it->second;
+  };
+  auto find = [&](int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  };
+  row_slot_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    int sa = slot(rows.a[r]);
+    row_slot_[r] = sa;
+    if (rows.b[r] < 0) continue;
+    const int ra = find(sa), rb = find(slot(rows.b[r]));
+    if (ra != rb) parent_[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  // Each cluster's points and then its extra rows, clusters in the order of their first row.
+  cluster_of_.assign(parent_.size(), -1);
+  cluster_start_.clear();
+  std::vector<int>& count = cluster_count_;
+  count.clear();
+  const int nc = 3 * points;
+  auto cluster = [&](int r) {
+    int& c = cluster_of_[find(row_slot_[r])];
+    if (c < 0) {
+      c = static_cast<int>(count.size());
+      count.push_back(0);
+    }
+    return c;
+  };
+  for (int k = 0; k < points; ++k) ++count[cluster(3 * k)];
+  for (int r = nc; r < n; ++r) ++count[cluster(r)];
+  const int clusters = static_cast<int>(count.size());
+  if (clusters <= 1) return clusters;
+  cluster_start_.assign(clusters + 1, 0);
+  for (int c = 0; c < clusters; ++c) cluster_start_[c + 1] = cluster_start_[c] + count[c];
+  cluster_items_.resize(cluster_start_[clusters]);
+  for (int c = 0; c < clusters; ++c) count[c] = cluster_start_[c];
+  // Items: a point k as k, an extra row r as -(r + 1); points first within each cluster.
+  for (int k = 0; k < points; ++k) cluster_items_[count[cluster(3 * k)]++] = k;
+  for (int r = nc; r < n; ++r) cluster_items_[count[cluster(r)]++] = -(r + 1);
+  return clusters;
+}
+
+LcpResult ContactSchur::solve_clusters(const ContactRows& rows, const BodyOperators& ops,
+                                       const std::vector<std::uint32_t>& articulation,
+                                       const std::vector<char>& jointed,
+                                       const JointResponse& response, const std::vector<Vec12>& y,
+                                       Eigen::VectorXd& lambda, std::vector<Vec12>& dy,
+                                       const Eigen::VectorXd* applied, const LcpOptions& options,
+                                       const JointBlock& block) {
+  const int n = rows.size();
+  const int nc = 3 * static_cast<int>(rows.mu.size());
+  if (lambda.size() != n) lambda = Eigen::VectorXd::Zero(n);
+  const int clusters = static_cast<int>(cluster_start_.size()) - 1;
+  LcpResult total;
+  total.exact = true;
+  int responses = 0, points_solved = 0, working_sets = 0;
+  Eigen::VectorXd sub_lambda, sub_applied;
+  // Each cluster's increments write only its bodies (until the loop ends, or throws).
+  struct SparseDy {
+    bool& on;
+    explicit SparseDy(bool& flag) : on(flag) { on = true; }
+    ~SparseDy() { on = false; }
+  };
+  std::optional<SparseDy> sparse_dy(std::in_place, sparse_dy_);
+  for (int c = 0; c < clusters; ++c) {
+    // The cluster's rows, in their order in `rows`: its points' three rows, then its extras.
+    ContactRows& sub = cluster_rows_;
+    sub.clear();
+    cluster_map_.clear();
+    auto take = [&](int r) {
+      sub.ga.push_back(rows.ga[r]);
+      sub.gb.push_back(rows.gb[r]);
+      sub.a.push_back(rows.a[r]);
+      sub.b.push_back(rows.b[r]);
+      sub.alpha.push_back(rows.alpha[r]);
+      sub.value.push_back(rows.value[r]);
+      cluster_map_.push_back(r);
+    };
+    for (int e = cluster_start_[c]; e < cluster_start_[c + 1]; ++e) {
+      const int item = cluster_items_[e];
+      if (item >= 0) {
+        sub.mu.push_back(rows.mu[item]);
+        for (int t = 0; t < 3; ++t) take(3 * item + t);
+      } else {
+        const int r = -item - 1;
+        sub.extra_lo.push_back(rows.extra_lo[r - nc]);
+        sub.extra_hi.push_back(rows.extra_hi[r - nc]);
+        take(r);
+      }
+    }
+    const int m = sub.size();
+    sub_lambda.resize(m);
+    for (int e = 0; e < m; ++e) sub_lambda[e] = lambda[cluster_map_[e]];
+    if (applied != nullptr) {
+      sub_applied.resize(m);
+      for (int e = 0; e < m; ++e) sub_applied[e] = (*applied)[cluster_map_[e]];
+    }
+    const LcpResult r = solve_one(sub, ops, articulation, jointed, response, y, sub_lambda,
+                                  cluster_dy_, applied != nullptr ? &sub_applied : nullptr,
+                                  options, &block);
+    for (int e = 0; e < m; ++e) lambda[cluster_map_[e]] = sub_lambda[e];
+    total.sweeps += r.sweeps;
+    total.pivots += r.pivots;
+    total.rounds = std::max(total.rounds, r.rounds);
+    total.exact = total.exact && r.exact;
+    total.residual = std::max(total.residual, r.residual);
+    total.bound_change = std::max(total.bound_change, r.bound_change);
+    total.large_failed = total.large_failed || r.large_failed;
+    responses += responses_;
+    points_solved += points_solved_;
+    working_sets = std::max(working_sets, working_sets_);
+  }
+  sparse_dy.reset();
+  // dy for every row at once (one response: the joint multipliers it leaves are those of the
+  // whole increment).
+  wa_.resize(n);
+  wb_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    wa_[r] = ops.solve_body(rows.a[r], rows.ga[r]);
+    wb_[r] = rows.b[r] >= 0 ? ops.solve_body(rows.b[r], rows.gb[r]) : Vec12::Zero();
+  }
+  if (applied != nullptr) {
+    increment(rows, jointed, response, lambda - *applied, dy);
+  } else {
+    increment(rows, jointed, response, lambda, dy);
+  }
+  responses_ += responses;
+  points_solved_ = points_solved;
+  working_sets_ = working_sets;
+  return total;
+}
+
+LcpResult ContactSchur::solve_one(const ContactRows& rows, const BodyOperators& ops,
+                                  const std::vector<std::uint32_t>& articulation,
+                                  const std::vector<char>& jointed,
+                                  const JointResponse& response, const std::vector<Vec12>& y,
+                                  Eigen::VectorXd& lambda, std::vector<Vec12>& dy,
+                                  const Eigen::VectorXd* applied, const LcpOptions& options,
+                                  const JointBlock* block) {
   const int n = rows.size();
   const int points = static_cast<int>(rows.mu.size());
   const int nc = 3 * points;
@@ -336,8 +497,13 @@ bool ContactSchur::add_response(const ContactRows& rows, const std::vector<char>
 void ContactSchur::increment(const ContactRows& rows, const std::vector<char>& jointed,
                              const JointResponse& response, const Eigen::VectorXd& lambda,
                              std::vector<Vec12>& dy) {
-  // One response for all rows.
-  dy.assign(bodies_, Vec12::Zero());
+  // One response for all rows. Under solve_clusters the scratch dy is zero but where the last
+  // increment wrote (a large world is not cleared once per cluster).
+  if (sparse_dy_ && dy.size() == bodies_) {
+    for (std::uint32_t i : dy_written_) dy[i] = Vec12::Zero();
+  } else {
+    dy.assign(bodies_, Vec12::Zero());
+  }
   bool needs_joints = false;
   touched_.clear();
   for (int r = 0; r < rows.size(); ++r) {
@@ -348,6 +514,7 @@ void ContactSchur::increment(const ContactRows& rows, const std::vector<char>& j
     response(dy, touched_);
     ++responses_;
   }
+  if (sparse_dy_) dy_written_ = touched_;
 }
 
 }  // namespace mabd::detail

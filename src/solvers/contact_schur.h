@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include "mabd/math.h"
@@ -103,7 +104,8 @@ class ContactSchur {
   /// True if the last solve's dy went through the joint solve (its last response).
   bool dy_through_joints() const { return dy_through_joints_; }
   /// The problem of the last solve (D, alpha, b, mu); under screening, that of its working
-  /// set's rows (in their order in `rows`).
+  /// set's rows (in their order in `rows`); with a JointBlock and rows in several clusters
+  /// (groups of articulations no row joins, solved one after the other), the last cluster's.
   const ContactLcp& problem() const { return lcp_; }
   /// Joint responses (structured solves) and articulation blocks the last solve took.
   int responses() const { return responses_; }
@@ -120,6 +122,25 @@ class ContactSchur {
   bool add_response(const ContactRows& rows, const std::vector<char>& jointed,
                     std::vector<Vec12>& z, int r, double l);
 
+  /// solve() on rows that all share one cluster (or without a JointBlock).
+  LcpResult solve_one(const ContactRows& rows, const BodyOperators& ops,
+                      const std::vector<std::uint32_t>& articulation,
+                      const std::vector<char>& jointed, const JointResponse& response,
+                      const std::vector<Vec12>& y, Eigen::VectorXd& lambda,
+                      std::vector<Vec12>& dy, const Eigen::VectorXd* applied,
+                      const LcpOptions& options, const JointBlock* block);
+  /// Clusters of the rows: rows whose articulations no row joins are independent problems.
+  /// Returns their number; with more than one, cluster_start_ / cluster_items_ list each
+  /// cluster's points (k) and extra rows (-(r + 1)).
+  int find_clusters(const ContactRows& rows, const std::vector<std::uint32_t>& articulation);
+  /// solve() one cluster after the other (each assembled, screened and solved on its own:
+  /// a world of many separate machines costs the sum of their problems), then dy at once.
+  LcpResult solve_clusters(const ContactRows& rows, const BodyOperators& ops,
+                           const std::vector<std::uint32_t>& articulation,
+                           const std::vector<char>& jointed, const JointResponse& response,
+                           const std::vector<Vec12>& y, Eigen::VectorXd& lambda,
+                           std::vector<Vec12>& dy, const Eigen::VectorXd* applied,
+                           const LcpOptions& options, const JointBlock& block);
   /// One solve on all rows (D assembled on all of them).
   LcpResult solve_all(const ContactRows& rows, const BodyOperators& ops,
                       const std::vector<std::uint32_t>& articulation,
@@ -143,6 +164,15 @@ class ContactSchur {
   SymmetricAssembly symmetric_;  ///< D = 0.5 (D + D^T) from trip_
   int responses_ = 0;
   bool dy_through_joints_ = false;
+  // Clusters (find_clusters, solve_clusters).
+  std::unordered_map<std::uint32_t, int> art_slot_;  ///< articulation -> union-find slot
+  std::vector<int> parent_, row_slot_, cluster_of_, cluster_count_;
+  std::vector<int> cluster_start_, cluster_items_;
+  ContactRows cluster_rows_;         ///< one cluster's rows
+  std::vector<int> cluster_map_;     ///< their indices in the rows given
+  std::vector<Vec12> cluster_dy_;    ///< the clusters' increments (scratch)
+  bool sparse_dy_ = false;           ///< increment clears only dy_written_
+  std::vector<std::uint32_t> dy_written_;
 };
 
 }  // namespace mabd::detail

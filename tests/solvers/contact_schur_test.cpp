@@ -398,6 +398,96 @@ TEST(ContactSchur, ArticulationBlocksMatchTheResponsesAndTheDenseReference) {
   }
 }
 
+// Rows in several clusters (articulations no row joins: within the chain, within the tree,
+// the free body against the world) are solved one cluster after the other when D comes by
+// articulation blocks. The multipliers and the increment match the dense KKT + LCP reference
+// and the solve of the whole problem at once (by responses), with screening on and off.
+TEST(ContactSchur, ClustersSolvedApartMatchTheDenseReference) {
+  for (int seed = 1; seed <= 6; ++seed) {
+    std::mt19937 rng(300 + seed);
+    TestBodies ops(9, rng);
+    Joints joints;
+    build_joints(joints, ops, rng);
+    // Points 0, 3, 6: chain bodies; 1, 4, 7: tree bodies; 2, 5, 8: the free body and the world.
+    ContactRows contacts = random_contacts(rng, 9, 4, 0.5);
+    for (int k = 0; k < 9; ++k) {
+      for (int t = 0; t < 3; ++t) {
+        const int r = 3 * k + t;
+        if (k % 3 == 1) {
+          contacts.a[r] += 4;
+          contacts.b[r] += 4;
+        } else if (k % 3 == 2) {
+          contacts.a[r] = 8;
+          contacts.b[r] = -1;
+          contacts.gb[r].setZero();
+        }
+      }
+    }
+    std::uniform_real_distribution<double> u(-1e-3, 1e-3);
+    std::vector<Vec12> y(9);
+    for (auto& v : y) v = Vec12::NullaryExpr([&] { return u(rng); });
+    TreeResponse response;
+    response.joints = &joints;
+    response.ops = &ops;
+    ASSERT_TRUE(response.tree.prepare(joints.topology));
+    const ContactSchur::JointResponse respond = [&](std::vector<Vec12>& z,
+                                                    std::vector<std::uint32_t>& touched) {
+      response(z, touched);
+    };
+    const ContactSchur::JointBlock block = [&](std::uint32_t art,
+                                               const std::vector<ContactSchur::BlockColumn>& c,
+                                               Eigen::MatrixXd& C) {
+      dense_joint_block(joints, ops, art, c, C);
+    };
+    // Dense reference: K = D + alpha, b = C + G_c y, the same friction model.
+    const Eigen::MatrixXd MJ = dense_joint_inverse(joints, ops);
+    const Eigen::MatrixXd G = dense_contact_gradients(contacts, 9);
+    Eigen::VectorXd yv(12 * 9);
+    for (int i = 0; i < 9; ++i) yv.segment<12>(12 * i) = y[i];
+    ContactLcp dense;
+    dense.D = (G * MJ * G.transpose()).sparseView();
+    dense.alpha = Eigen::Map<const Eigen::VectorXd>(contacts.alpha.data(), contacts.size());
+    dense.b = Eigen::Map<const Eigen::VectorXd>(contacts.value.data(), contacts.size()) + G * yv;
+    dense.mu = contacts.mu;
+    LcpOptions converged;  // friction rounds to their fixed point: one answer to compare
+    converged.max_rounds = 200;
+    converged.bound_tolerance = 1e-12;
+    Eigen::VectorXd ref = Eigen::VectorXd::Zero(contacts.size());
+    solve_contact_lcp(dense, ref, converged);
+    const Eigen::VectorXd dy_ref = MJ * G.transpose() * ref;
+    int pushing = 0;
+    for (int k = 0; k < 9; ++k) pushing += ref[3 * k] < 0;
+    ASSERT_GT(pushing, 1) << "seed " << seed;
+
+    ContactSchur whole;
+    Eigen::VectorXd whole_lambda;
+    std::vector<Vec12> whole_dy;
+    whole.solve(contacts, ops, joints.articulation, joints.jointed, respond, y, whole_lambda,
+                whole_dy, nullptr, converged);
+    for (bool screening : {false, true}) {
+      ContactSchur schur;
+      schur.set_screening(screening);
+      Eigen::VectorXd lambda;
+      std::vector<Vec12> dy;
+      const LcpResult result = schur.solve(contacts, ops, joints.articulation, joints.jointed,
+                                           respond, y, lambda, dy, nullptr, converged, &block);
+      EXPECT_TRUE(result.exact) << "seed " << seed;
+      if (!screening) {  // the last cluster's 3 points (a working set may hold fewer)
+        EXPECT_EQ(schur.problem().size(), 9) << "seed " << seed;
+      }
+      Eigen::VectorXd dyv(12 * 9), whole_dyv(12 * 9);
+      for (int i = 0; i < 9; ++i) {
+        dyv.segment<12>(12 * i) = dy[i];
+        whole_dyv.segment<12>(12 * i) = whole_dy[i];
+      }
+      EXPECT_LT(rel(lambda, ref), 1e-8) << "seed " << seed << " screening " << screening;
+      EXPECT_LT(rel(dyv, dy_ref), 1e-8) << "seed " << seed << " screening " << screening;
+      EXPECT_LT(rel(lambda, whole_lambda), 1e-8) << "seed " << seed;
+      EXPECT_LT(rel(dyv, whole_dyv), 1e-8) << "seed " << seed;
+    }
+  }
+}
+
 /// Enumeration of the box-constrained QP min 1/2 l^T K l - b^T l, lo <= l <= hi (K positive
 /// definite): each row free or at one of its finite bounds; the consistent choice is the
 /// solution (rows with lo == hi: fixed).
