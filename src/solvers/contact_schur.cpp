@@ -191,17 +191,8 @@ LcpResult ContactSchur::solve_clusters(const ContactRows& rows, const BodyOperat
   sparse_dy.reset();
   // dy for every row at once (one response: the joint multipliers it leaves are those of the
   // whole increment).
-  wa_.resize(n);
-  wb_.resize(n);
-  for (int r = 0; r < n; ++r) {
-    wa_[r] = ops.solve_body(rows.a[r], rows.ga[r]);
-    wb_[r] = rows.b[r] >= 0 ? ops.solve_body(rows.b[r], rows.gb[r]) : Vec12::Zero();
-  }
-  if (applied != nullptr) {
-    increment(rows, jointed, response, lambda - *applied, dy);
-  } else {
-    increment(rows, jointed, response, lambda, dy);
-  }
+  body_responses(rows, ops);
+  increment_less(rows, jointed, response, lambda, applied, dy);
   responses_ += responses;
   points_solved_ = points_solved;
   working_sets_ = working_sets;
@@ -325,12 +316,7 @@ LcpResult ContactSchur::solve_all(const ContactRows& rows, const BodyOperators& 
   assemble(rows, ops, articulation, jointed, response, y, block);
   if (applied != nullptr) lcp_.b += lcp_.D * *applied;  // y carries D applied already
   const LcpResult result = solve_contact_lcp(lcp_, lambda, options);
-  // dy = M_J^{-1} G_c^T lambda (less what y carries).
-  if (applied != nullptr) {
-    increment(rows, jointed, response, lambda - *applied, dy);
-  } else {
-    increment(rows, jointed, response, lambda, dy);
-  }
+  increment_less(rows, jointed, response, lambda, applied, dy);
   return result;
 }
 
@@ -348,11 +334,8 @@ const ContactLcp& ContactSchur::assemble(const ContactRows& rows, const BodyOper
   lcp_.mu = rows.mu;
   lcp_.extra_lo = rows.extra_lo;
   lcp_.extra_hi = rows.extra_hi;
-  wa_.resize(n);
-  wb_.resize(n);
+  body_responses(rows, ops);
   for (int r = 0; r < n; ++r) {
-    wa_[r] = ops.solve_body(rows.a[r], rows.ga[r]);
-    wb_[r] = rows.b[r] >= 0 ? ops.solve_body(rows.b[r], rows.gb[r]) : Vec12::Zero();
     lcp_.alpha[r] = rows.alpha[r];
     lcp_.b[r] = rows.value[r] + rows.ga[r].dot(y[rows.a[r]]);
     if (rows.b[r] >= 0) lcp_.b[r] += rows.gb[r].dot(y[rows.b[r]]);
@@ -492,6 +475,26 @@ bool ContactSchur::add_response(const ContactRows& rows, const std::vector<char>
     touched_.push_back(static_cast<std::uint32_t>(rows.b[r]));
   }
   return joined(rows.a[r]) || joined(rows.b[r]);
+}
+
+void ContactSchur::body_responses(const ContactRows& rows, const BodyOperators& ops) {
+  const int n = rows.size();
+  wa_.resize(n);
+  wb_.resize(n);
+  for (int r = 0; r < n; ++r) {
+    wa_[r] = ops.solve_body(rows.a[r], rows.ga[r]);
+    wb_[r] = rows.b[r] >= 0 ? ops.solve_body(rows.b[r], rows.gb[r]) : Vec12::Zero();
+  }
+}
+
+void ContactSchur::increment_less(const ContactRows& rows, const std::vector<char>& jointed,
+                                  const JointResponse& response, const Eigen::VectorXd& lambda,
+                                  const Eigen::VectorXd* applied, std::vector<Vec12>& dy) {
+  if (applied != nullptr) {
+    increment(rows, jointed, response, lambda - *applied, dy);
+  } else {
+    increment(rows, jointed, response, lambda, dy);
+  }
 }
 
 void ContactSchur::increment(const ContactRows& rows, const std::vector<char>& jointed,

@@ -122,6 +122,12 @@ class ContactSchur {
   bool add_response(const ContactRows& rows, const std::vector<char>& jointed,
                     std::vector<Vec12>& z, int r, double l);
 
+  /// wa_, wb_: H^{-1} g of every row on its bodies.
+  void body_responses(const ContactRows& rows, const BodyOperators& ops);
+  /// dy = M_J^{-1} G_c^T (lambda - applied) (applied: what y carries already, or null).
+  void increment_less(const ContactRows& rows, const std::vector<char>& jointed,
+                      const JointResponse& response, const Eigen::VectorXd& lambda,
+                      const Eigen::VectorXd* applied, std::vector<Vec12>& dy);
   /// solve() on rows that all share one cluster (or without a JointBlock).
   LcpResult solve_one(const ContactRows& rows, const BodyOperators& ops,
                       const std::vector<std::uint32_t>& articulation,

@@ -355,6 +355,31 @@ void dense_joint_block(const Joints& j, const TestBodies& ops, std::uint32_t art
   C = P.transpose() * S.ldlt().solve(P);
 }
 
+/// The joint responses through the tree solver and the dense articulation blocks, as the
+/// callbacks ContactSchur takes; `blocks` counts the block calls.
+struct Callbacks {
+  TreeResponse tree;
+  int blocks = 0;
+  ContactSchur::JointResponse respond;
+  ContactSchur::JointBlock block;
+  Callbacks(Joints& joints, const TestBodies& ops) {
+    tree.joints = &joints;
+    tree.ops = &ops;
+    EXPECT_TRUE(tree.tree.prepare(joints.topology));
+    respond = [this](std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
+      tree(z, touched);
+    };
+    block = [this, &joints, &ops](std::uint32_t art,
+                                  const std::vector<ContactSchur::BlockColumn>& c,
+                                  Eigen::MatrixXd& C) {
+      ++blocks;
+      dense_joint_block(joints, ops, art, c, C);
+    };
+  }
+  Callbacks(const Callbacks&) = delete;
+  Callbacks& operator=(const Callbacks&) = delete;
+};
+
 // D by articulation blocks (the batched form the World uses) against one response per group
 // of rows and against the dense KKT reference.
 TEST(ContactSchur, ArticulationBlocksMatchTheResponsesAndTheDenseReference) {
@@ -365,27 +390,14 @@ TEST(ContactSchur, ArticulationBlocksMatchTheResponsesAndTheDenseReference) {
     build_joints(joints, ops, rng);
     const ContactRows contacts = random_contacts(rng, 6, 9, 0.5);
     std::vector<Vec12> y(9, Vec12::Zero());
-    TreeResponse response;
-    response.joints = &joints;
-    response.ops = &ops;
-    ASSERT_TRUE(response.tree.prepare(joints.topology));
-    const ContactSchur::JointResponse respond = [&](std::vector<Vec12>& z,
-                                                    std::vector<std::uint32_t>& touched) {
-      response(z, touched);
-    };
-    int blocks = 0;
-    const ContactSchur::JointBlock block = [&](std::uint32_t art,
-                                               const std::vector<ContactSchur::BlockColumn>& c,
-                                               Eigen::MatrixXd& C) {
-      ++blocks;
-      dense_joint_block(joints, ops, art, c, C);
-    };
+    Callbacks call(joints, ops);
     ContactSchur by_response, by_block;
     const Eigen::MatrixXd Dr(by_response.assemble(contacts, ops, joints.articulation,
-                                                  joints.jointed, respond, y).D);
-    const Eigen::MatrixXd Db(
-        by_block.assemble(contacts, ops, joints.articulation, joints.jointed, respond, y, &block)
-            .D);
+                                                  joints.jointed, call.respond, y).D);
+    const Eigen::MatrixXd Db(by_block
+                                 .assemble(contacts, ops, joints.articulation, joints.jointed,
+                                           call.respond, y, &call.block)
+                                 .D);
     const Eigen::MatrixXd MJ = dense_joint_inverse(joints, ops);
     const Eigen::MatrixXd G = dense_contact_gradients(contacts, 9);
     const Eigen::MatrixXd D = G * MJ * G.transpose();
@@ -393,8 +405,8 @@ TEST(ContactSchur, ArticulationBlocksMatchTheResponsesAndTheDenseReference) {
         << "seed " << seed;
     EXPECT_LT((Db - Dr).lpNorm<Eigen::Infinity>() / D.lpNorm<Eigen::Infinity>(), 1e-10)
         << "seed " << seed;
-    EXPECT_GE(blocks, 1);
-    EXPECT_LE(blocks, 2);  // the chain's and the tree's (the free body has no joints)
+    EXPECT_GE(call.blocks, 1);
+    EXPECT_LE(call.blocks, 2);  // the chain's and the tree's (the free body has no joints)
   }
 }
 
@@ -426,19 +438,7 @@ TEST(ContactSchur, ClustersSolvedApartMatchTheDenseReference) {
     std::uniform_real_distribution<double> u(-1e-3, 1e-3);
     std::vector<Vec12> y(9);
     for (auto& v : y) v = Vec12::NullaryExpr([&] { return u(rng); });
-    TreeResponse response;
-    response.joints = &joints;
-    response.ops = &ops;
-    ASSERT_TRUE(response.tree.prepare(joints.topology));
-    const ContactSchur::JointResponse respond = [&](std::vector<Vec12>& z,
-                                                    std::vector<std::uint32_t>& touched) {
-      response(z, touched);
-    };
-    const ContactSchur::JointBlock block = [&](std::uint32_t art,
-                                               const std::vector<ContactSchur::BlockColumn>& c,
-                                               Eigen::MatrixXd& C) {
-      dense_joint_block(joints, ops, art, c, C);
-    };
+    Callbacks call(joints, ops);
     // Dense reference: K = D + alpha, b = C + G_c y, the same friction model.
     const Eigen::MatrixXd MJ = dense_joint_inverse(joints, ops);
     const Eigen::MatrixXd G = dense_contact_gradients(contacts, 9);
@@ -462,15 +462,17 @@ TEST(ContactSchur, ClustersSolvedApartMatchTheDenseReference) {
     ContactSchur whole;
     Eigen::VectorXd whole_lambda;
     std::vector<Vec12> whole_dy;
-    whole.solve(contacts, ops, joints.articulation, joints.jointed, respond, y, whole_lambda,
-                whole_dy, nullptr, converged);
+    whole.solve(contacts, ops, joints.articulation, joints.jointed, call.respond, y,
+                whole_lambda, whole_dy, nullptr, converged);
     for (bool screening : {false, true}) {
       ContactSchur schur;
       schur.set_screening(screening);
       Eigen::VectorXd lambda;
       std::vector<Vec12> dy;
-      const LcpResult result = schur.solve(contacts, ops, joints.articulation, joints.jointed,
-                                           respond, y, lambda, dy, nullptr, converged, &block);
+      const LcpResult result =
+          schur.solve(contacts, ops, joints.articulation, joints.jointed, call.respond, y, lambda,
+                      dy, nullptr, converged, &call.block);
+      EXPECT_GE(call.blocks, 2) << "seed " << seed;  // the chain's cluster and the tree's
       EXPECT_TRUE(result.exact) << "seed " << seed;
       if (!screening) {  // the last cluster's 3 points (a working set may hold fewer)
         EXPECT_EQ(schur.problem().size(), 9) << "seed " << seed;
