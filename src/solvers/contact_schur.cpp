@@ -192,6 +192,7 @@ LcpResult ContactSchur::solve_clusters(const ContactRows& rows, const BodyOperat
   // dy for every row at once (one response: the joint multipliers it leaves are those of the
   // whole increment).
   body_responses(rows, ops);
+  responses_ = 0;
   increment_less(rows, jointed, response, lambda, applied, dy);
   responses_ += responses;
   points_solved_ = points_solved;
