@@ -188,10 +188,26 @@ void World::Impl::advance(bool trial) {
   // remove the gain.
   bool loop_extra = !converged && !guard.bodies.empty() && loop_last > settings.tolerance &&
                     (guard.drift > LoopGuard::kDrift || guard.wait <= 0);
+  // The joints hold too: hinge, universal, prismatic and fixed rows are nonlinear in q
+  // (DESIGN section 2), linearised once per iteration, and an iteration that turns a body
+  // leaves them open by about the square of its turn. A step iterates on while they are
+  // open beyond kJointHold (or the tolerance, if larger) and each iteration at least halves
+  // them: not where a solver's own floor holds them (an iterative dual at its tolerance), nor
+  // where contacts switch from one iteration to the next.
+  const double joint_hold = std::max(settings.tolerance, kJointHold);
+  double joint_before = INFINITY;
+  const auto joints_open = [&] {
+    if (converged || nonlinear_joints.empty()) return false;
+    const double open = checked([&] { return nonlinear_residual(); });
+    const bool shrinking = open <= 0.5 * joint_before;
+    joint_before = open;
+    return open > joint_hold && shrinking;
+  };
   for (int extra = 0;; ++extra) {
     // Past the four, a step still violating a limit goes on to the energy check like any other.
     bool more = extra < 4 && (loop_extra ||
-                              checked([&] { return limit_violation(); }) > settings.tolerance);
+                              checked([&] { return limit_violation(); }) > settings.tolerance ||
+                              joints_open());
     const double excess = more ? NAN : checked([&] { return energy_excess(); });
     if (excess > 0) {
       const auto repeats = [&](double e) { return std::abs(excess - e) <= 0.01 * excess; };
@@ -432,6 +448,16 @@ double World::Impl::constraint_residual() const {
   double worst = 0;
   std::vector<detail::Row> scratch;
   for (const auto& j : joints) {
+    worst = std::max(worst, detail::type_residual(j, joint_q(j.a), joint_q(j.b), scratch));
+  }
+  return worst;
+}
+
+double World::Impl::nonlinear_residual() const {
+  double worst = 0;
+  std::vector<detail::Row> scratch;
+  for (std::uint32_t ji : nonlinear_joints) {
+    const auto& j = joints[ji];
     worst = std::max(worst, detail::type_residual(j, joint_q(j.a), joint_q(j.b), scratch));
   }
   return worst;

@@ -259,6 +259,8 @@ struct World::Impl final : detail::BodyOperators {
   void update_topology();
   /// Joints with limits or a cone (limit_violation).
   std::vector<std::uint32_t> limited_joints;
+  /// Joints whose rows are nonlinear in q: every type but the ball joint (DESIGN section 2).
+  std::vector<std::uint32_t> nonlinear_joints;
   void update_joint_lists();
   bool all_chains = false;        ///< every component is a chain (chain_dual's plan is valid)
   bool tree_prepared = false;     ///< tree_dual's plan is valid
@@ -644,10 +646,16 @@ struct World::Impl final : detail::BodyOperators {
   /// Newton iterations in all that a step whose energy rises (energy_excess) may take while
   /// its increments are still above the tolerance and shrinking.
   static constexpr int kEnergyNewtonCap = 24;
+  /// Joint residual (m) below which a step need not iterate on for its joints (while its
+  /// iterations shrink it): the paper's joint tolerance.
+  static constexpr double kJointHold = 1e-6;
   /// A step ended unconverged with a gain, at kEnergyNewtonCap or with its increments no
   /// longer shrinking (warned once).
   bool energy_cap_reported = false;
   double constraint_residual() const;
+  /// The largest residual (m) of the joints with nonlinear rows (a ball joint's rows are
+  /// linear: one solve leaves them at round-off).
+  double nonlinear_residual() const;
   void consistent_start();   ///< initial accelerations of jointed systems
   double newton_iteration();
   void body_operators();
