@@ -5,6 +5,7 @@
 //   E(q) = 1/(2h^2) |q - qhat|^2_{M_A} + E_el(q),  qhat = q^n + h qdot^n + h^2 M_A^{-1} f_ext.
 #include <algorithm>
 #include <cstring>
+#include <ranges>
 #include <chrono>
 
 #include <Eigen/Eigenvalues>
@@ -443,24 +444,30 @@ double World::Impl::energy_excess() const {
   return e - impact_elastic0 - impact_budget;
 }
 
-// |C(q)|_inf of the joints' own rows at the current iterate (m); 0 without joints.
-double World::Impl::constraint_residual() const {
+namespace {
+
+/// |C(q)|_inf of the own rows of the joints `ids` lists, at the current iterate (m).
+template <class Impl, class Ids>
+double worst_type_residual(const Impl& w, const Ids& ids) {
   double worst = 0;
   std::vector<detail::Row> scratch;
-  for (const auto& j : joints) {
-    worst = std::max(worst, detail::type_residual(j, joint_q(j.a), joint_q(j.b), scratch));
+  for (std::uint32_t ji : ids) {
+    const auto& j = w.joints[ji];
+    worst = std::max(worst, detail::type_residual(j, w.joint_q(j.a), w.joint_q(j.b), scratch));
   }
   return worst;
 }
 
+}  // namespace
+
+// |C(q)|_inf of the joints' own rows at the current iterate (m); 0 without joints.
+double World::Impl::constraint_residual() const {
+  return worst_type_residual(
+      *this, std::views::iota(std::uint32_t{0}, static_cast<std::uint32_t>(joints.size())));
+}
+
 double World::Impl::nonlinear_residual() const {
-  double worst = 0;
-  std::vector<detail::Row> scratch;
-  for (std::uint32_t ji : nonlinear_joints) {
-    const auto& j = joints[ji];
-    worst = std::max(worst, detail::type_residual(j, joint_q(j.a), joint_q(j.b), scratch));
-  }
-  return worst;
+  return worst_type_residual(*this, nonlinear_joints);
 }
 
 // Largest violation (m) of the limit rows (hinge / prismatic ranges, cone and twist) at
