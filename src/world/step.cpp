@@ -5,7 +5,6 @@
 //   E(q) = 1/(2h^2) |q - qhat|^2_{M_A} + E_el(q),  qhat = q^n + h qdot^n + h^2 M_A^{-1} f_ext.
 #include <algorithm>
 #include <cstring>
-#include <ranges>
 #include <chrono>
 
 #include <Eigen/Eigenvalues>
@@ -446,13 +445,15 @@ double World::Impl::energy_excess() const {
 
 namespace {
 
-/// |C(q)|_inf of the own rows of the joints `ids` lists, at the current iterate (m).
-template <class Impl, class Ids>
-double worst_type_residual(const Impl& w, const Ids& ids) {
+/// |C(q)|_inf of the own rows of the joints `ids` lists (every joint when `ids` is null), at
+/// the current iterate (m).
+template <class Impl>
+double worst_type_residual(const Impl& w, const std::vector<std::uint32_t>* ids) {
   double worst = 0;
   std::vector<detail::Row> scratch;
-  for (std::uint32_t ji : ids) {
-    const auto& j = w.joints[ji];
+  const std::size_t n = ids ? ids->size() : w.joints.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto& j = w.joints[ids ? (*ids)[k] : k];
     worst = std::max(worst, detail::type_residual(j, w.joint_q(j.a), w.joint_q(j.b), scratch));
   }
   return worst;
@@ -461,13 +462,10 @@ double worst_type_residual(const Impl& w, const Ids& ids) {
 }  // namespace
 
 // |C(q)|_inf of the joints' own rows at the current iterate (m); 0 without joints.
-double World::Impl::constraint_residual() const {
-  return worst_type_residual(
-      *this, std::views::iota(std::uint32_t{0}, static_cast<std::uint32_t>(joints.size())));
-}
+double World::Impl::constraint_residual() const { return worst_type_residual(*this, nullptr); }
 
 double World::Impl::nonlinear_residual() const {
-  return worst_type_residual(*this, nonlinear_joints);
+  return worst_type_residual(*this, &nonlinear_joints);
 }
 
 // Largest violation (m) of the limit rows (hinge / prismatic ranges, cone and twist) at
