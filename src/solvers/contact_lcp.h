@@ -52,6 +52,9 @@ struct LcpOptions {
   /// Large groups try the active-set loop (false: they keep to the sweeps, as after a failed
   /// loop; for the later solves of a step where one failed).
   bool pivot_large_groups = true;
+  /// Large groups without pivots: projected Gauss-Seidel sweeps at most, all rounds in one
+  /// (the friction bounds follow each point's normal force within the sweeps).
+  int follow_sweeps = 200;
 };
 
 struct LcpResult {
