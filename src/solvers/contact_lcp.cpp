@@ -3,6 +3,7 @@
 // (contact_lcp.h).
 #include "solvers/contact_lcp.h"
 #include "solvers/lcp_blocks.h"
+#include "solvers/lcp_workspace.h"
 #include "solvers/updatable_llt.h"
 
 #include <algorithm>
@@ -612,7 +613,8 @@ bool solve_qp(const ContactLcp& p, const LcpBlocks& K, Eigen::VectorXd& lo, Eige
 
 /// Rounds of the QP with the friction bounds following the normal forces (one coupled
 /// group of rows).
-LcpResult solve_rounds(const ContactLcp& p, Eigen::VectorXd& lambda, const LcpOptions& options) {
+LcpResult solve_rounds(const ContactLcp& p, Eigen::VectorXd& lambda, const LcpOptions& options,
+                       LcpBlocks& K) {
   LcpResult result;
   const int points = p.points();
   const int n = p.size();
@@ -644,7 +646,7 @@ LcpResult solve_rounds(const ContactLcp& p, Eigen::VectorXd& lambda, const LcpOp
   hi.setConstant(-1);  // no bounds yet: the first change is measured against nothing
   set_bounds();
   FreeSolve solver;
-  const LcpBlocks K(p);
+  K.build(p);
   std::vector<signed char> on_bound(n, 0);
   // A large group whose active-set loop failed keeps to the sweeps in the later rounds: its
   // block pivoting cycles on much the same sets as the bounds move (a settled pile of boxes,
@@ -737,7 +739,9 @@ int coupled_groups(const ContactLcp& p, std::vector<int>& group) {
 }  // namespace
 
 LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
-                            const LcpOptions& options) {
+                            const LcpOptions& options, LcpWorkspace* work) {
+  LcpWorkspace own;
+  LcpWorkspace& ws = work ? *work : own;
   const int points = p.points();
   const int n = p.size();
   if (lambda.size() != n) lambda = Eigen::VectorXd::Zero(n);
@@ -749,16 +753,17 @@ LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
   // Groups of rows that share no body or articulation are independent problems: each takes
   // its own sweeps, pivots and rounds (one far-off contact does not hold the others' rounds,
   // and the active-set solves stay the size of a group).
-  std::vector<int> group;
+  std::vector<int>& group = ws.group;
   const int groups = coupled_groups(p, group);
-  if (groups == 1) return solve_rounds(p, lambda, options);
+  if (groups == 1) return solve_rounds(p, lambda, options, ws.blocks);
   std::vector<std::vector<int>> rows_of(groups);
   for (int r = 0; r < n; ++r) rows_of[group[r]].push_back(r);
-  std::vector<int> local(n);
+  std::vector<int>& local = ws.local;
+  local.resize(n);
   LcpResult total;
   total.exact = true;
-  ContactLcp sub;
-  std::vector<Eigen::Triplet<double>> trip;
+  ContactLcp& sub = ws.sub;
+  std::vector<Eigen::Triplet<double>>& trip = ws.trip;
   for (const std::vector<int>& rows : rows_of) {
     const int m = static_cast<int>(rows.size());
     for (int e = 0; e < m; ++e) local[rows[e]] = e;
@@ -787,7 +792,7 @@ LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
     }
     sub.D.resize(m, m);
     sub.D.setFromTriplets(trip.begin(), trip.end());
-    const LcpResult r = solve_rounds(sub, sub_lambda, options);
+    const LcpResult r = solve_rounds(sub, sub_lambda, options, ws.blocks);
     for (int e = 0; e < m; ++e) lambda[rows[e]] = sub_lambda[e];
     total.sweeps += r.sweeps;
     total.pivots += r.pivots;

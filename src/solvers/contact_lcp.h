@@ -77,9 +77,11 @@ struct LcpResult {
   bool large_failed = false;
 };
 
+struct LcpWorkspace;  // solvers/lcp_workspace.h
+
 /// Solves the problem; lambda holds a warm start on entry (resized to zero if its size
-/// differs) and the solution on return.
+/// differs) and the solution on return. `work` (optional): scratch kept between calls.
 LcpResult solve_contact_lcp(const ContactLcp& problem, Eigen::VectorXd& lambda,
-                            const LcpOptions& options = {});
+                            const LcpOptions& options = {}, LcpWorkspace* work = nullptr);
 
 }  // namespace mabd::detail

@@ -316,7 +316,7 @@ LcpResult ContactSchur::solve_all(const ContactRows& rows, const BodyOperators& 
                                   const JointBlock* block) {
   assemble(rows, ops, articulation, jointed, response, y, block);
   if (applied != nullptr) lcp_.b += lcp_.D * *applied;  // y carries D applied already
-  const LcpResult result = solve_contact_lcp(lcp_, lambda, options);
+  const LcpResult result = solve_contact_lcp(lcp_, lambda, options, &lcp_work_);
   increment_less(rows, jointed, response, lambda, applied, dy);
   return result;
 }

@@ -21,6 +21,7 @@
 #include "mabd/math.h"
 #include "solvers/body_operators.h"
 #include "solvers/contact_lcp.h"
+#include "solvers/lcp_workspace.h"
 #include "solvers/symmetric_assembly.h"
 
 namespace mabd::detail {
@@ -156,6 +157,7 @@ class ContactSchur {
                       const LcpOptions& options, const JointBlock* block);
 
   ContactLcp lcp_;
+  LcpWorkspace lcp_work_;  ///< the complementarity solve's scratch
   bool screening_ = false;
   int points_solved_ = 0, working_sets_ = 0;
   ContactRows sub_;                 ///< the working set's rows

@@ -5,14 +5,19 @@
 
 namespace mabd::detail {
 
-LcpBlocks::LcpBlocks(const ContactLcp& p) : points(p.points()) {
+void LcpBlocks::build(const ContactLcp& p) {
   using SpMat = Eigen::SparseMatrix<double>;
+  points = p.points();
   const int n = p.size();
   const int point_rows = 3 * points;
   block_begin.assign(1, 0);
+  block_col.clear();
+  block_val.clear();
   diag.assign(points, -1);
   scalar_begin.assign(1, 0);
-  std::vector<int> slot(points, -1);  // point j -> its block in the current block row
+  scalar_col.clear();
+  scalar_val.clear();
+  slot.assign(points, -1);  // point j -> its block in the current block row
   for (int k = 0; k < points; ++k) {
     const int first = static_cast<int>(block_col.size());
     auto block_of = [&](int j) {

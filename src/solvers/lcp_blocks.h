@@ -25,9 +25,15 @@ struct LcpBlocks {
   std::vector<int> scalar_begin;
   std::vector<int> scalar_col;
   std::vector<double> scalar_val;
+  std::vector<int> slot;  ///< build's scratch
 
+  LcpBlocks() = default;
   /// Builds the blocks of p's K.
-  explicit LcpBlocks(const ContactLcp& p);
+  explicit LcpBlocks(const ContactLcp& p) { build(p); }
+  /// Builds the blocks of p's K into the storage of the last build (a pile of boxes builds
+  /// blocks of tens of megabytes several times a step: grown into fresh memory each time,
+  /// their pages' first touch and the growth's copies cost a tenth of the step).
+  void build(const ContactLcp& p);
 
   /// (K lambda)_{3k + t} for t = 0, 1, 2 (m).
   Eigen::Vector3d point_times(int k, const Eigen::VectorXd& lambda) const {
