@@ -44,7 +44,8 @@ struct StepStats {
   /// prediction (inertial target, first iterate, kinematic bodies); the Newton iterations'
   /// body operators (rotations, right-hand sides, contact updates, the position update),
   /// constraint rows (built by their sources, with their right-hand sides) and dual solves
-  /// (the solver and the active-set loop); the convergence and state checks; and the finish
+  /// (the solver and the active-set loop); the convergence and state checks, with the joint
+  /// projection that closes what the Newton loop left open (README, method notes); the finish
   /// (velocities, limit impacts, joint state and wrenches).
   double detect_ms = 0, predict_ms = 0, body_ms = 0, rows_ms = 0, dual_ms = 0, check_ms = 0,
          finish_ms = 0;

@@ -44,11 +44,16 @@ void World::Impl::build_rows() {
   row_set.begin(*this, y);
   for_each_row_source([&](const detail::RowSource& source) { source.append_rows(q, row_set); });
   row_set.finish();
+  if (!projecting) return;
+  for (int r = 0; r < row_set.size(); ++r) {  // (y = 0: rhs = C)
+    auto& row = row_set.rows[r];
+    if (row.compliance > 0 || row.kind == RowKind::Bounded) row.c = row_set.rhs[r] = 0;
+  }
 }
 
 void World::Impl::dual_solve() {
   closed_form_dual = false;
-  detail::DualSolver& chosen = dual_method();
+  detail::DualSolver& chosen = projecting ? projection_dual : dual_method();
   detail::DualSolver& method =
       &chosen == &iterative_dual && iterative_stalled ? sparse_dual : chosen;
   dual_used = nullptr;

@@ -89,10 +89,13 @@ detail::DualSolver& World::Impl::dual_method() {
 void World::Impl::update_joint_lists() {
   limited_joints.clear();
   nonlinear_joints.clear();
+  rigid_nonlinear_joints.clear();
   for (std::uint32_t j = 0; j < joints.size(); ++j) {
     const auto& joint = joints[j];
     if (joint.extras().limits || joint.extras().cone) limited_joints.push_back(j);
-    if (joint.type != JointType::Ball) nonlinear_joints.push_back(j);
+    if (joint.type == JointType::Ball) continue;
+    nonlinear_joints.push_back(j);
+    if (!(joint.compliance > 0)) rigid_nonlinear_joints.push_back(j);
   }
 }
 

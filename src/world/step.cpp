@@ -258,6 +258,7 @@ void World::Impl::advance(bool trial) {
   }
   if (!trial) --guard.wait;
   t_phase = Clock::now();
+  if (!trial && !converged) project_joints();
   try {
     check_state();
   } catch (...) {
@@ -466,6 +467,10 @@ double World::Impl::constraint_residual() const { return worst_type_residual(*th
 
 double World::Impl::nonlinear_residual() const {
   return worst_type_residual(*this, &nonlinear_joints);
+}
+
+double World::Impl::rigid_nonlinear_residual() const {
+  return worst_type_residual(*this, &rigid_nonlinear_joints);
 }
 
 // Largest violation (m) of the limit rows (hinge / prismatic ranges, cone and twist) at

@@ -261,6 +261,8 @@ struct World::Impl final : detail::BodyOperators {
   std::vector<std::uint32_t> limited_joints;
   /// Joints whose rows are nonlinear in q: every type but the ball joint (DESIGN section 2).
   std::vector<std::uint32_t> nonlinear_joints;
+  /// Those of them without compliance (what project_joints closes).
+  std::vector<std::uint32_t> rigid_nonlinear_joints;
   void update_joint_lists();
   bool all_chains = false;        ///< every component is a chain (chain_dual's plan is valid)
   bool tree_prepared = false;     ///< tree_dual's plan is valid
@@ -269,6 +271,9 @@ struct World::Impl final : detail::BodyOperators {
   detail::TreeDual tree_dual;
   detail::CholeskyDual sparse_dual;
   detail::CgDual iterative_dual;
+  /// The joint projection's own sparse Cholesky (project_joints): the step's solvers keep
+  /// their factors and caches for the next step's solves.
+  detail::CholeskyDual projection_dual;
   bool closed_form_dual = false;  ///< the last dual solve was ball_chain_dual (no rows)
   bool iterative_fallback_reported = false;
   /// The iterative solver stalled in this step: the step's later systems, alike, go straight
@@ -656,6 +661,7 @@ struct World::Impl final : detail::BodyOperators {
   /// The largest residual (m) of the joints with nonlinear rows (a ball joint's rows are
   /// linear: one solve leaves them at round-off).
   double nonlinear_residual() const;
+  double rigid_nonlinear_residual() const;  ///< the same over rigid_nonlinear_joints (m)
   void consistent_start();   ///< initial accelerations of jointed systems
   double newton_iteration();
   void body_operators();
@@ -666,6 +672,16 @@ struct World::Impl final : detail::BodyOperators {
   void dual_solve();
   /// Fills row_set with the rows of every row source at the current iterate (phase 4).
   void build_rows();
+  /// After the Newton loop (joint_projection.cpp): closes the nonlinear joint rows that its
+  /// iterations left open beyond kJointHold by projecting q onto C(q) = 0 in the metric of the
+  /// last body operators; the velocities keep the step's increment u.
+  void project_joints();
+  /// Projections a step may take (each must at least halve the residual).
+  static constexpr int kJointProjections = 3;
+  /// Set while project_joints solves: build_rows zeroes the right-hand side of compliant and
+  /// force-bounded rows (springs, drives: a projection is not a force) and the dual solves
+  /// with projection_dual.
+  bool projecting = false;
   void update_joint_state();
   Vec12 q_from_pose(const detail::BodyModel& b, const Pose& pose) const;
 
