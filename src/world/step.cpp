@@ -194,10 +194,15 @@ void World::Impl::advance(bool trial) {
   // open beyond kJointHold (or the tolerance, if larger) and each iteration at least halves
   // them: not where a solver's own floor holds them (an iterative dual at its tolerance), nor
   // where contacts switch from one iteration to the next (project_joints closes what is left).
+  // A step with contacts between dynamic bodies leaves both to project_joints instead: those
+  // contacts switch from one iteration to the next, so the joints do not shrink (in the
+  // falling-joints pile an iteration for them left them open as before), and an iteration
+  // there costs a complementarity solve over the contacts, the projection a joint solve.
+  const bool projected = !pair_contacts.empty() && soft_bodies.empty();
   const double joint_hold = std::max(settings.tolerance, kJointHold);
   double joint_before = INFINITY;
   const auto joints_open = [&] {
-    if (converged || nonlinear_joints.empty()) return false;
+    if (converged || nonlinear_joints.empty() || projected) return false;
     const double open = checked([&] { return nonlinear_residual(); });
     const bool shrinking = open <= 0.5 * joint_before;
     joint_before = open;
@@ -209,7 +214,7 @@ void World::Impl::advance(bool trial) {
   // where the rule of the tolerance took the four extra iterations at every step).
   double limit_before = INFINITY;
   const auto limits_open = [&] {
-    if (limited_joints.empty()) return false;
+    if (limited_joints.empty() || projected) return false;
     const double open = checked([&] { return limit_violation(); });
     const bool shrinking = open <= 0.5 * limit_before;
     limit_before = open;

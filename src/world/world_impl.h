@@ -662,6 +662,11 @@ struct World::Impl final : detail::BodyOperators {
   /// linear: one solve leaves them at round-off).
   double nonlinear_residual() const;
   double rigid_nonlinear_residual() const;  ///< the same over rigid_nonlinear_joints (m)
+  /// What project_joints closes (m): the larger of rigid_nonlinear_residual and
+  /// limit_violation.
+  double projection_residual() const {
+    return std::max(rigid_nonlinear_residual(), limit_violation());
+  }
   void consistent_start();   ///< initial accelerations of jointed systems
   double newton_iteration();
   void body_operators();
