@@ -540,6 +540,30 @@ void World::Impl::subtract_clique_correction(std::size_t b, int n, const Vec12* 
   }
 }
 
+double World::Impl::penalty_energy(bool at_start) const {
+  if (settings.contact.model != ContactModel::Penalty) return 0;
+  const std::vector<Vec12>& qs = at_start ? q_prev : q;
+  const double h = settings.dt;
+  // The stiffness from the start configuration's effective mass, the same at both ends.
+  const auto spring = [&](double m_eff, double gap) {
+    return gap < 0 ? 0.5 * penalty_stiffness(settings.contact, h, m_eff) * gap * gap : 0.0;
+  };
+  double e = 0;
+  for (const Contact& c : contacts) {
+    if (!impact_reach[articulation[c.body]]) continue;
+    const Vec3 n0 = detail::affine_A(q_prev[c.collider]) * c.nc;
+    const Vec12& qc = qs[c.collider];
+    const Vec3 n = detail::affine_A(qc) * c.nc;
+    const double gap = n.dot(detail::point(qs[c.body], c.pn) - detail::point(qc, c.pcn));
+    e += spring(rigid_effective_mass(bodies[c.body], q_prev[c.body], c.pn, n0), gap);
+  }
+  for (const PairContact& c : pair_contacts) {
+    if (!impact_reach[articulation[c.a]]) continue;
+    e += spring(c.m_eff, c.normal_gap(qs[c.a], qs[c.b]));
+  }
+  return e;
+}
+
 void World::Impl::contact_stats() {
   stats.contacts = 0;
   stats.max_penetration = 0;

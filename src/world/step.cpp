@@ -386,7 +386,7 @@ double World::Impl::impact_energy(bool at_start) const {
     e += 0.5 * k - b.mass() * settings.gravity.dot(detail::affine_t(at_start ? q_prev[i] : q[i]));
     e += elastic(i, at_start ? q_prev[i] : q[i]);  // the links' strain, contact or not
   }
-  return e + joint_potential(at_start);
+  return e + joint_potential(at_start) + penalty_energy(at_start);
 }
 
 namespace {

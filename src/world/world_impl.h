@@ -622,6 +622,12 @@ struct World::Impl final : detail::BodyOperators {
   double impact_energy(bool at_start) const;
   /// Potential of the joint springs and position drives in impact_reach (J).
   double joint_potential(bool at_start) const;
+  /// Penalty model: energy (J) the normal springs of the contacts in impact_reach store,
+  /// 1/2 k min(C, 0)^2 per normal row (collider and pair contacts, k = m_eff / tau^2), at the
+  /// step's start configuration or at the iterate. 0 for the exact model. Implicit Euler
+  /// minimises the step's incremental potential, these springs' energy included: without it a
+  /// spring that gives its energy back looks like a gain, and one that takes it hides one.
+  double penalty_energy(bool at_start) const;
   /// Whether the joint belongs to an articulation in impact_reach.
   bool joint_in_reach(const detail::JointModel& j) const;
   /// Effort drives' force (N) and torque (N m) per body (empty when none acts), for predict().

@@ -431,6 +431,59 @@ TEST_P(PairContactModels, PainleveRodGainsNoEnergy) {
   EXPECT_LT(worst, tolerance * std::abs(e0) + 1e-6);
 }
 
+// Penalty springs without dampers (damping ratio 0) hold two spheres stacked on the ground:
+// implicit Euler minimises the step's potential, the springs' 1/2 k d^2 included (k = m_eff /
+// tau^2: the lower sphere's mass on the ground, the reduced mass between the spheres; their
+// rows run between the centres, so these are exact), so the energy with the springs' never
+// rises, and the step's energy check, which counts them, takes no extra iteration (the rows
+// are linear in q: one Newton iteration solves the step). Uncounted, a spring giving its
+// energy back looked like a gain and the check iterated on after it.
+TEST(PairContact, PenaltySpringsCountInTheStepEnergy) {
+  WorldSettings s = pair_settings(ContactModel::Penalty);
+  s.time_integration = TimeIntegration::ImplicitEuler;
+  s.contact.damping_ratio = 0;
+  World w(s);
+  add_ground(w, 0.0);
+  const double r = 0.1, density = 1000, tau = 2 * s.dt;
+  std::vector<BodyId> balls;
+  for (int k = 0; k < 2; ++k) {
+    BodyDef b;
+    b.name = "ball" + std::to_string(k);
+    b.shape.type = ShapeType::Sphere;
+    b.shape.radius = r;
+    b.material.density = (k + 1) * density;
+    b.material.friction = 0;
+    b.position = Vec3(0, 0, r + 0.02 + k * (2 * r + 0.02));
+    balls.push_back(w.add_body(b));
+  }
+  const double m0 = w.body_info(balls[0]).mass, m1 = w.body_info(balls[1]).mass;
+  const double k_ground = m0 / (tau * tau), k_pair = m0 * m1 / (m0 + m1) / (tau * tau);
+  const auto energy = [&] {
+    double springs = 0;
+    for (const ContactInfo& c : w.contacts()) {
+      const double k = c.collider == balls[1] || c.body == balls[1] ? k_pair : k_ground;
+      springs += 0.5 * k * std::pow(std::max(c.depth, 0.0), 2);
+    }
+    return w.kinetic_energy() + w.potential_energy() + springs;
+  };
+  double e = energy(), worst = -1e300;
+  int touching = 0, most_iterations = 0;
+  for (int i = 0; i < 200; ++i) {
+    w.step();
+    const double next = energy();
+    worst = std::max(worst, next - e);
+    e = next;
+    touching = std::max(touching, static_cast<int>(w.contacts().size()));
+    most_iterations = std::max(most_iterations, w.last_step().newton_iterations);
+  }
+  std::printf("penalty spheres: largest energy change %.3g J, up to %d contacts, up to %d "
+              "Newton iterations\n", worst, touching, most_iterations);
+  EXPECT_EQ(touching, 2);
+  EXPECT_LT(worst, 1e-9 * std::abs(e) + 1e-12);
+  EXPECT_EQ(most_iterations, 1);
+  EXPECT_NEAR(w.com_position(balls[1]).z(), 3 * r, 0.05);  // it rests, within the sink
+}
+
 // A pendulum chain of 5 links swings into a box on the ground: its contact rows go through
 // the chain's joint solve. The chain stays jointed, the energy does not rise, the box moves.
 TEST_P(PairContactModels, PendulumChainStrikesABox) {
