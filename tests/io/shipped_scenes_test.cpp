@@ -167,8 +167,9 @@ TEST(ShippedScenes, PulleyChainRunsOverTheWheelsLosingEnergy) {
 // gravity alone does work, and implicit Euler, the springs' dampers, exact contact and
 // friction only take energy: it falls at every step. The ragdolls' hinges end every step
 // within the paper's 1e-6 m: the joint projection after the Newton loop closes what the loop
-// leaves open as contacts switch (up to 1.8e-5 m before it). Measured: 7.3 mm deepest, 72
-// contacts, joint residual up to 6.9e-7 m.
+// leaves open as contacts switch (up to 1.8e-5 m before it). Measured: 4.7 mm deepest (7.3 mm
+// while the pair rows' recovery bound started from the detector's depth), 69 contacts, joint
+// residual up to 1.0e-6 m.
 TEST(ShippedScenes, RagdollsLandOnTheNetLosingEnergy) {
   World world = build_world(load_scene(scene_path("ragdolls.json")));
   ASSERT_EQ(world.body_count(), 27u * 11u + 1160u);
