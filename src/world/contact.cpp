@@ -552,9 +552,7 @@ double World::Impl::penalty_energy(bool at_start) const {
   for (const Contact& c : contacts) {
     if (!impact_reach[articulation[c.body]]) continue;
     const Vec3 n0 = detail::affine_A(q_prev[c.collider]) * c.nc;
-    const Vec12& qc = qs[c.collider];
-    const Vec3 n = detail::affine_A(qc) * c.nc;
-    const double gap = n.dot(detail::point(qs[c.body], c.pn) - detail::point(qc, c.pcn));
+    const double gap = normal_gap(c, qs[c.body], qs[c.collider]);
     e += spring(rigid_effective_mass(bodies[c.body], q_prev[c.body], c.pn, n0), gap);
   }
   for (const PairContact& c : pair_contacts) {

@@ -363,7 +363,10 @@ struct World::Impl final : detail::BodyOperators {
   /// The normal row's value n . (x(pn) - x_c(pcn)) of collider contact c with its body at qi,
   /// the collider at its current pose (m; negative: penetration).
   double normal_gap(const Contact& c, const Vec12& qi) const {
-    const Vec12& qc = q[c.collider];
+    return normal_gap(c, qi, q[c.collider]);
+  }
+  /// The same with the collider at qc.
+  static double normal_gap(const Contact& c, const Vec12& qi, const Vec12& qc) {
     const Vec3 n = detail::affine_A(qc) * c.nc;
     return n.dot(detail::point(qi, c.pn) - detail::point(qc, c.pcn));
   }
