@@ -232,6 +232,12 @@ TEST(SceneErrors, RejectedSettingsNameTheirField) {
   EXPECT_TRUE(starts_with(exact, "inline.json: settings.contact.model: 'exact' needs "
                                  "time_integration 'implicit_euler'"))
       << exact;
+  const std::string stiff = parse_error(
+      R"({"settings": {"dt": 0.01, "contact": {"model": "penalty", "time_constant": 0.004}},
+          "bodies": []})");
+  EXPECT_TRUE(starts_with(stiff, "inline.json: settings.contact.time_constant: 0.004 s is below "
+                                 "dt = 0.01 s"))
+      << stiff;
 }
 
 TEST(SceneSettings, WindIsReadAndChecked) {
