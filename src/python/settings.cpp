@@ -38,7 +38,8 @@ void bind_settings(py::module_& m) {
                                         "Contact with colliders and between dynamic bodies.");
   contact.field("model", &ContactSettings::model, "ContactModel (None_ by default)")
       .field("time_constant", &ContactSettings::time_constant,
-             "penalty spring time constant (s); 0: 2 dt")
+             "penalty spring time constant (s); 0: dt / 4 in implicit Euler, 2 dt under "
+             "generalized-alpha (which needs >= dt)")
       .field("damping_ratio", &ContactSettings::damping_ratio, "penalty damping ratio")
       .field("margin", &ContactSettings::margin, "speculative margin (m)")
       .field("friction", &ContactSettings::friction, "Coulomb friction on/off")

@@ -253,7 +253,6 @@ void World::Impl::contact_operator(ContactBody& cb) {
   const std::size_t i = cb.body;
   const auto& B = bodies[i];
   cb.rows = 0;  // solve_body below: without this body's contact correction
-  const double h = settings.dt;
   const bool penalty = settings.contact.model == ContactModel::Penalty;
   Vec12 f = cb.f;
   struct Pending {
@@ -296,10 +295,10 @@ void World::Impl::contact_operator(ContactBody& cb) {
     G.row(a) = rows[a].g.transpose();
     row_of[a] = {rows[a].contact, rows[a].kind};
     if (penalty && rows[a].kind > 0 && contacts[rows[a].contact].sliding) {
-      alpha[a] = 1.0 / penalty_stiffness(settings.contact, h, rows[a].m_eff);
+      alpha[a] = 1.0 / penalty_stiffness(settings, rows[a].m_eff);
       cb.c[a] = rows[a].value;
     } else if (penalty) {
-      const PenaltyLaw law = penalty_law(settings.contact, h, rows[a].m_eff, rows[a].s0);
+      const PenaltyLaw law = penalty_law(settings, rows[a].m_eff, rows[a].s0);
       alpha[a] = 1.0 / law.k_eff;
       cb.c[a] = rows[a].value - law.pull / law.k_eff;
     } else {
@@ -392,7 +391,7 @@ bool World::Impl::update_contacts(bool last_pass) {
         bool pushes = gap < 0;
         if (pushes && penalty) {
           const PenaltyLaw law =
-              penalty_law(settings.contact, settings.dt,
+              penalty_law(settings,
                           rigid_effective_mass(bodies[i], q[i], c.pn, n), c.s0[0]);
           pushes = law.k_eff * gap - law.pull < 0;
         }
@@ -421,7 +420,7 @@ bool World::Impl::update_contacts(bool last_pass) {
             const Vec3& t = k == 1 ? t1 : t2;
             c.lambda[k] *= s;
             const double stiffness = penalty_stiffness(
-                settings.contact, settings.dt, rigid_effective_mass(bodies[i], q[i], c.p, t));
+                settings, rigid_effective_mass(bodies[i], q[i], c.p, t));
             shift += t * (t.dot(x_end - anchor_w) - c.lambda[k] / stiffness);
           }
           c.anchor += Ac.transpose() * shift;
@@ -543,10 +542,9 @@ void World::Impl::subtract_clique_correction(std::size_t b, int n, const Vec12* 
 double World::Impl::penalty_energy(bool at_start) const {
   if (settings.contact.model != ContactModel::Penalty) return 0;
   const std::vector<Vec12>& qs = at_start ? q_prev : q;
-  const double h = settings.dt;
   // The stiffness from the start configuration's effective mass, the same at both ends.
   const auto spring = [&](double m_eff, double gap) {
-    return gap < 0 ? 0.5 * penalty_stiffness(settings.contact, h, m_eff) * gap * gap : 0.0;
+    return gap < 0 ? 0.5 * penalty_stiffness(settings, m_eff) * gap * gap : 0.0;
   };
   double e = 0;
   for (const Contact& c : contacts) {

@@ -321,7 +321,7 @@ void World::Impl::solve_pair_contacts(bool loaded) {
       if (b_moves) alpha += gb.dot(solve_body(c.b, gb));
       alpha *= t == 0 ? detail::kExactFloor : detail::kStickFloor;
       if (penalty && t == 0) {
-        const detail::PenaltyLaw law = detail::penalty_law(settings.contact, h, c.m_eff, c.s0);
+        const detail::PenaltyLaw law = detail::penalty_law(settings, c.m_eff, c.s0);
         alpha = 1.0 / law.k_eff;
         value -= law.pull / law.k_eff;
       } else if (t == 0) {

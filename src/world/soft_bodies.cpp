@@ -354,7 +354,7 @@ double World::Impl::soft_iteration() {
       const double krr = std::max(K(r, r), 1e-300);
       const SoftRow& row = list[r];
       if (row.axis == 0 && penalty) {
-        const detail::PenaltyLaw law = detail::penalty_law(settings.contact, h, h * h / krr, row.s0);
+        const detail::PenaltyLaw law = detail::penalty_law(settings, h * h / krr, row.s0);
         alpha[r] = 1.0 / law.k_eff;
         b[r] -= law.pull / law.k_eff;
       } else if (row.axis == 0) {

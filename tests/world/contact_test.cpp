@@ -391,6 +391,7 @@ TEST(ContactEquivalence, WoodburyMatchesCompliantDualRows) {
   auto make = [&](bool contact) {
     WorldSettings s = contact_settings(contact ? ContactModel::Penalty : ContactModel::None, h);
     s.contact.damping_ratio = 0;
+    s.contact.time_constant = tau;
     s.contact.margin = 0;
     // No consistent start (generalized-alpha runs trial steps for jointed worlds only).
     s.time_integration = TimeIntegration::ImplicitEuler;

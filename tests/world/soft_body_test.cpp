@@ -424,7 +424,8 @@ TEST(SoftBody, PinnedNodesOnTheGroundTakeNoContact) {
 
 WorldSettings penalty_contact(double h) {
   WorldSettings s = implicit_euler(h, Vec3(0, 0, -9.81));
-  s.contact.model = ContactModel::Penalty;  // tau = 2 h, critically damped (the defaults)
+  s.contact.model = ContactModel::Penalty;
+  s.contact.time_constant = 2 * h;  // s (the default in implicit Euler is h / 4), critically damped
   return s;
 }
 
