@@ -63,8 +63,8 @@ inline double penalty_stiffness(const WorldSettings& s, double m_eff) {
   return m_eff / (tau * tau);
 }
 inline PenaltyLaw penalty_law(const WorldSettings& s, double m_eff, double s0) {
-  const double tau = penalty_time_constant(s), h = s.dt;
-  const double k = m_eff / (tau * tau), cd = 2 * s.contact.damping_ratio * m_eff / tau;
+  const double k = penalty_stiffness(s, m_eff), h = s.dt;
+  const double cd = 2 * s.contact.damping_ratio * m_eff / penalty_time_constant(s);
   return {k + cd / h, (cd / h) * s0};
 }
 
