@@ -7,6 +7,7 @@
 
 #include "solvers/dual_solver.h"
 #include "solvers/sparse_dual.h"
+#include "solvers/thread_pool.h"
 #include "solvers/tree_plan.h"
 
 namespace mabd::detail {
@@ -26,9 +27,34 @@ class TreeDual : public DualSolver {
   /// Per component of the plan: 1 to solve it by the sparse Cholesky instead (empty: none).
   void set_sparse_components(std::vector<char> sparse);
   bool mixed() const { return mixed_; }
+  /// Threads for independent subtrees (null or one thread: the calling thread alone). Every
+  /// node is factored and solved by the same operations whatever the count, so the result is
+  /// the same to the bit.
+  void set_pool(ThreadPool* pool) { pool_ = pool; }
+  /// Plans with fewer nodes than this are solved on the calling thread.
+  static constexpr std::size_t kParallelNodes = 2048;
 
  private:
-  void solve_factored(const TreeComponent& comp, Eigen::Ref<Eigen::MatrixXd> v) const;
+  /// Per-thread scratch of the factorisation of one node.
+  struct NodeScratch {
+    std::vector<double> work;  ///< the node's clique, (nc + np)^2 column-major
+    std::vector<const Vec12*> gp, wp;
+    std::vector<Vec12> vb, zb;
+  };
+  /// Factors node k (its children's messages ready). False on a singular pivot.
+  bool factor_node(std::uint32_t k, const RowSet& rows, const BodyOperators& ops,
+                   const std::vector<int>& index, NodeScratch& s);
+  /// Forward (y_c = L^{-1} b_c, b_p -= Y^T y_c) and backward steps of node k on x, the local
+  /// positions shifted by `base`.
+  void forward_node(std::uint32_t k, double* x, int base) const;
+  void backward_node(std::uint32_t k, double* x, int base) const;
+  /// Runs fn(k) for every node of the plan's parallel part in elimination order: the nodes
+  /// whose subtree lies in the thread's range of nodes on the threads, then the others
+  /// (the ancestors of the ranges' boundaries) on the calling thread. Reverse order for
+  /// the backward solve: the others first.
+  template <class Fn>
+  void for_nodes(bool reverse, Fn&& fn);
+  void solve_factored(const TreeComponent& comp, int base, Eigen::Ref<Eigen::MatrixXd> v) const;
   /// The rows of the sparse components, by the sparse Cholesky.
   bool solve_sparse_components(const RowSet& rows, const BodyOperators& ops,
                                const std::vector<int>& index, const Eigen::VectorXd& rhs,
@@ -47,13 +73,17 @@ class TreeDual : public DualSolver {
   std::vector<char> is_loop_;  ///< per item
   std::vector<char> sparse_component_;
   bool mixed_ = false;
+  ThreadPool* pool_ = nullptr;
+  std::vector<std::uint32_t> subtree_begin_;  ///< per node: the first node of its subtree
+  std::vector<char> skip_;  ///< per node: of a sparse component (not factored here)
+  std::vector<std::size_t> range_begin_;      ///< per thread: its range of nodes (last solve)
   // Scratch, kept between solves.
   std::vector<int> local_rows_, pos_;
-  std::vector<double> factor_;  ///< every node's factor in node order, then the messages
+  std::vector<int> comp_base_;  ///< per component: its first local position
+  /// Every node's factor in node order, then the messages, for all components at once.
+  std::vector<double> factor_;
   Eigen::VectorXd x_;
-  std::vector<const Vec12*> gp_, wp_;
-  std::vector<Vec12> vb_, zb_;
-  std::vector<double> work_;
+  std::vector<NodeScratch> scratch_;
   // Sparse components: their rows, their local index, the system, the solver.
   SparseDualSolver sparse_solver_;
   std::vector<int> sparse_rows_, sparse_pos_;

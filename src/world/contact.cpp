@@ -25,6 +25,7 @@
 //            slip over the step; a slip that the force turns round or stops sticks again.
 // Contacts keep their sets, forces and anchors from step to step (same body point).
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "body/affine.h"
@@ -511,10 +512,16 @@ void World::Impl::subtract_clique_correction(std::size_t b, int n, const Vec12* 
     // Geometric term (body frame): - (Z0^T v_i) . C_b (Z0^T v_l).
     const Mat3& C = geo_C[geo[b]];
     const auto& Z0 = factors[bodies[b].factor].Z0;
-    auto& sb = clique_s;
-    auto& csb = clique_cs;
-    sb.resize(n);
-    csb.resize(n);
+    // On the stack for the usual cliques (the tree solver factors nodes on several threads).
+    constexpr int kStack = 24;
+    std::array<Vec3, kStack> sb_stack, csb_stack;
+    std::vector<Vec3> sb_heap, csb_heap;
+    if (n > kStack) {
+      sb_heap.resize(n);
+      csb_heap.resize(n);
+    }
+    Vec3* sb = n > kStack ? sb_heap.data() : sb_stack.data();
+    Vec3* csb = n > kStack ? csb_heap.data() : csb_stack.data();
     for (int i = 0; i < n; ++i) {
       Vec3 t = Vec3::Zero();
       for (int k2 = 0; k2 < 3; ++k2) {

@@ -57,6 +57,7 @@ void World::Impl::dual_solve() {
   detail::DualSolver& method =
       &chosen == &iterative_dual && iterative_stalled ? sparse_dual : chosen;
   dual_used = nullptr;
+  tree_dual.set_pool(pool.workers.get());  // independent subtrees on the step's threads
   // The closed form keeps no row set: contact and attachment responses need one. Its general
   // items (joints other than plain ball joints) build their rows from the joints, the only
   // source that has such items.
@@ -192,27 +193,29 @@ void World::Impl::dual_solve() {
     for (int r = 0; r < n; ++r) {
       if (index[r] >= 0) lambda[r] = sol[index[r]];
     }
-    // Increment with these multipliers, to test inactive limits.
-    y = y0;
-    if (rs.have_w) {
-      for (std::size_t i = 0; i < bodies.size(); ++i) {
-        for (int r : rs.rows_of[i]) {
-          if (index[r] >= 0) y[i] -= rs.w_of(r, i) * lambda[r];
+    // Increment with these multipliers, to test inactive limits (body by body, each body on
+    // its own: the same bits on any number of threads).
+    const std::size_t nb = bodies.size();
+    for_ranges(nb, range_count(nb), [&](int, std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        y[i] = y0[i];
+        if (rs.have_w) {
+          for (int r : rs.rows_of[i]) {
+            if (index[r] >= 0) y[i] -= rs.w_of(r, i) * lambda[r];
+          }
+          continue;
         }
-      }
-    } else {
-      for (std::size_t i = 0; i < bodies.size(); ++i) {  // dq = y - H^{-1} G^T lambda
-        if (i + 2 < bodies.size()) {
+        if (i + 2 < end) {
           for (int r : rs.rows_of[i + 2]) rs.prefetch_row(r);  // rows in item order, read by body
         }
         if (rs.rows_of[i].empty()) continue;
-        Vec12 f = Vec12::Zero();
+        Vec12 f = Vec12::Zero();  // dq = y - H^{-1} G^T lambda
         for (int r : rs.rows_of[i]) {
           if (index[r] >= 0) f.noalias() += rs.g_of(r, i) * lambda[r];
         }
         y[i] -= solve_body(i, f);
       }
-    }
+    });
   };
   for (int pass = 0; pass < 6; ++pass) {
     solve_active_set();

@@ -306,29 +306,38 @@ void World::Impl::update_joint_state() {
     if (end <= begin) return rows_wrench(j, nullptr, 0, nullptr);
     rows_wrench(j, &rows[begin], end - begin, &lambda[begin]);
   };
-  double worst = 0;
-  std::vector<detail::Row> scratch;
+  // Joint by joint, each on its own (the worst residual is a maximum): the same bits on any
+  // number of threads.
   const Vec12 world_q = detail::make_q(Mat3::Identity(), Vec3::Zero());
-  for (std::uint32_t ji = 0; ji < joints.size(); ++ji) {
-    auto& j = joints[ji];
-    const Vec12& qa = j.a >= 0 ? q[j.a] : world_q;
-    const Vec12& qb = j.b >= 0 ? q[j.b] : world_q;
-    if (j.ax) {  // every type but the plain ball joint carries state
-      double value;
-      if (detail::joint_coordinate_value(j, qa, qb, j.coord_prev, value)) j.coord_prev = value;
-      if (j.type == JointType::Ball && j.extras().cone) {
-        j.twist_prev = detail::twist_value(j, qa, qb, j.twist_prev);
+  const int parts = range_count(joints.size());
+  std::vector<double> worst_of(static_cast<std::size_t>(parts), 0.0);
+  for_ranges(joints.size(), parts, [&](int part, std::size_t first, std::size_t last) {
+    double worst = 0;
+    std::vector<detail::Row> scratch;
+    for (auto ji = static_cast<std::uint32_t>(first); ji < last; ++ji) {
+      auto& j = joints[ji];
+      const Vec12& qa = j.a >= 0 ? q[j.a] : world_q;
+      const Vec12& qb = j.b >= 0 ? q[j.b] : world_q;
+      if (j.ax) {  // every type but the plain ball joint carries state
+        double value;
+        if (detail::joint_coordinate_value(j, qa, qb, j.coord_prev, value)) j.coord_prev = value;
+        if (j.type == JointType::Ball && j.extras().cone) {
+          j.twist_prev = detail::twist_value(j, qa, qb, j.twist_prev);
+        }
+        if (j.type == JointType::Ball && j.extras().spring) {
+          j.bend_prev = detail::ball_bend(j, qa, qb);
+        }
       }
-      if (j.type == JointType::Ball && j.extras().spring) j.bend_prev = detail::ball_bend(j, qa, qb);
+      if (closed_form_dual) {
+        closed_form_wrench(ji, j);
+      } else {
+        row_wrench(ji, j);
+      }
+      worst = std::max(worst, detail::type_residual(j, qa, qb, scratch));
     }
-    if (closed_form_dual) {
-      closed_form_wrench(ji, j);
-    } else {
-      row_wrench(ji, j);
-    }
-    worst = std::max(worst, detail::type_residual(j, qa, qb, scratch));
-  }
-  stats.joint_residual = worst;
+    worst_of[part] = worst;
+  });
+  stats.joint_residual = *std::max_element(worst_of.begin(), worst_of.end());
 }
 
 std::size_t World::joint_count() const { return impl_->joints.size(); }

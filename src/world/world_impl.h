@@ -396,7 +396,6 @@ struct World::Impl final : detail::BodyOperators {
   /// The geometric term and contact rows of body i subtracted from a body-frame clique.
   void subtract_clique_correction(std::size_t i, int n, const Vec12* vb, const Vec12* const* g,
                                   double* a) const override;
-  mutable std::vector<Vec3> clique_s, clique_cs;  ///< its scratch: Z0^T v and C_b Z0^T v
 
   // Contact between dynamic bodies (pair_contact.cpp, DESIGN section 7). Their rows couple
   // two moving bodies, so they stay out of the joint topology: after the joint solve, each

@@ -54,6 +54,15 @@ TEST(Threads, ImplicitEulerTreeIsBitIdentical) {
   expect_same_bits(scene, 10, 2);
 }
 
+TEST(Threads, TreeWithSpringsIsBitIdenticalOnThreeThreads) {
+  Scene scene = scene_file("tree_pear.json");  // generalized-alpha, spring rows at every joint
+  scene.settings.threads = 1;
+  World probe = build_world(scene);
+  probe.step();
+  EXPECT_STREQ(probe.last_step().solver, "tree");
+  expect_same_bits(scene, 5, 3);  // uneven ranges of subtrees
+}
+
 TEST(Threads, ContactSceneIsBitIdentical) {
   expect_same_bits(scene_file("net_100_cylinder.json"), 4, 2);
 }
@@ -101,6 +110,70 @@ TEST(Threads, IndependentChainsAreBitIdentical) {
   for (std::uint32_t i = 0; i < one.body_count(); ++i) {
     const Vec12 qa = one.coordinates(BodyId{i}), qb = two.coordinates(BodyId{i});
     for (int k = 0; k < 12; ++k) ASSERT_EQ(qa[k], qb[k]) << "body " << i << " q[" << k << "]";
+  }
+}
+
+// 401 separate trees of 13 boxes (5,213 bodies, so that the threads' ranges of nodes cut a
+// tree): a trunk of 5 pinned to the world, then two branches of 4, ball joints. With `loops`, every 20th tree closes a loop between its two
+// branch tips (a loop joint of the tree solver's Schur complement).
+World many_trees(int threads, bool loops) {
+  WorldSettings s;
+  s.dt = 1e-2;
+  s.threads = threads;
+  World w(s);
+  auto link = [&](const Vec3& from, const Vec3& dir, BodyId prev) {
+    BodyDef b;
+    b.shape.type = ShapeType::Box;
+    b.shape.size = Vec3(0.1, 0.01, 0.01);
+    b.position = from + 0.05 * dir;
+    b.orientation = Quat::FromTwoVectors(Vec3::UnitX(), dir);
+    const BodyId id = w.add_body(b);
+    JointDef j;
+    j.body_a = prev;
+    j.body_b = id;
+    j.anchor = from;
+    w.add_joint(j);
+    return id;
+  };
+  for (int t = 0; t < 401; ++t) {
+    Vec3 at(0.5 * (t % 20), 0.5 * (t / 20), 0);
+    const Vec3 down = Vec3(0.05 * std::sin(t), 0.05, -1).normalized();
+    BodyId prev;
+    for (int k = 0; k < 5; ++k, at += 0.1 * down) prev = link(at, down, prev);
+    BodyId tips[2];
+    for (int side = 0; side < 2; ++side) {
+      const Vec3 dir = Vec3(side == 0 ? 1 : -1, 0.1 * side, -1).normalized();
+      Vec3 p = at;
+      BodyId b = prev;
+      for (int k = 0; k < 4; ++k, p += 0.1 * dir) b = link(p, dir, b);
+      tips[side] = b;
+    }
+    if (loops && t % 20 == 0) {  // the tips' centres, joined where they are now
+      JointDef j;
+      j.body_a = tips[0];
+      j.body_b = tips[1];
+      j.anchor = 0.5 * (w.coordinates(tips[0]).tail<3>() + w.coordinates(tips[1]).tail<3>());
+      w.add_joint(j);
+    }
+  }
+  return w;
+}
+
+TEST(Threads, IndependentTreesAreBitIdentical) {
+  for (bool loops : {false, true}) {
+    World one = many_trees(1, loops), two = many_trees(2, loops);
+    for (int s = 0; s < 20; ++s) {
+      one.step();
+      two.step();
+    }
+    EXPECT_STREQ(one.last_step().solver, "tree") << loops;
+    EXPECT_LT(one.last_step().joint_residual, 1e-6) << loops;
+    for (std::uint32_t i = 0; i < one.body_count(); ++i) {
+      const Vec12 qa = one.coordinates(BodyId{i}), qb = two.coordinates(BodyId{i});
+      for (int k = 0; k < 12; ++k) {
+        ASSERT_EQ(qa[k], qb[k]) << "loops " << loops << " body " << i << " q[" << k << "]";
+      }
+    }
   }
 }
 
