@@ -26,6 +26,8 @@ class CgDual : public DualSolver {
   /// With the matrix and preconditioner of the last solve, from the warm start.
   bool resolve(const std::vector<int>& index, const Eigen::VectorXd& rhs,
                Eigen::VectorXd& sol) override;
+  /// Threads for the preconditioner's lines (iterative_dual.h).
+  void set_pool(ThreadPool* pool) { solver_.set_pool(pool); }
   /// Iterations and residual of the last solve.
   const IterativeDualResult& result() const { return result_; }
 

@@ -484,7 +484,15 @@ void IterativeDualSolver::solve_line(int l, double* v) const {
 
 void IterativeDualSolver::precondition_lines(const Eigen::VectorXd& r, Eigen::VectorXd& z) const {
   z = r;
-  for (int l = 0; l < lines_.partition.lines(); ++l) solve_line(l, z.data());
+  const int lines = lines_.partition.lines();
+  if (pool_ == nullptr || pool_->threads() <= 1 || n_ < kParallelRows) {
+    for (int l = 0; l < lines; ++l) solve_line(l, z.data());
+    return;
+  }
+  // The lines are independent (block Jacobi over lines): ranges of them on the threads.
+  pool_->run(static_cast<std::size_t>(lines), [&](int, std::size_t b, std::size_t e) {
+    for (std::size_t l = b; l < e; ++l) solve_line(static_cast<int>(l), z.data());
+  });
 }
 
 IterativeDualResult IterativeDualSolver::solve(int n,

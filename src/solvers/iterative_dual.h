@@ -74,6 +74,7 @@
 
 #include "solvers/coarse_space.h"
 #include "solvers/line_partition.h"
+#include "solvers/thread_pool.h"
 
 namespace mabd::detail {
 
@@ -135,6 +136,12 @@ class IterativeDualSolver {
   /// its iteration (b of its size; x the initial guess, as in solve). Returns iterations = -1
   /// and converged = false if there is none.
   IterativeDualResult resolve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
+
+  /// Threads for the lines of the preconditioner (null: the calling thread). Each line is
+  /// solved by the same operations on any thread: the same iterates to the bit.
+  void set_pool(ThreadPool* pool) { pool_ = pool; }
+  /// Systems with fewer rows than this are preconditioned on the calling thread.
+  static constexpr int kParallelRows = 12288;
 
   /// Number of times the matrix structure was rebuilt (a new pattern or triplet order).
   int rebuilds() const { return rebuilds_; }
@@ -205,6 +212,7 @@ class IterativeDualSolver {
   int n_ = -1;
   int max_block_ = 0;  ///< rows of the largest block
   DualPreconditioner active_ = DualPreconditioner::Blocks;  ///< the one used by this solve
+  ThreadPool* pool_ = nullptr;
   bool valid_ = false;
   bool prepared_ = false;  ///< matrix values and preconditioner of the last solve in place
   int rebuilds_ = 0;

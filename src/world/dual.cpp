@@ -58,6 +58,7 @@ void World::Impl::dual_solve() {
       &chosen == &iterative_dual && iterative_stalled ? sparse_dual : chosen;
   dual_used = nullptr;
   tree_dual.set_pool(pool.workers.get());  // independent subtrees on the step's threads
+  iterative_dual.set_pool(pool.workers.get());  // and the preconditioner's lines
   // The closed form keeps no row set: contact and attachment responses need one. Its general
   // items (joints other than plain ball joints) build their rows from the joints, the only
   // source that has such items.
