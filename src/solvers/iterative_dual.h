@@ -189,6 +189,10 @@ class IterativeDualSolver {
   std::vector<int> bsr_slot_;  ///< CSR entry -> index in bval_ (-1: lower triangle)
   std::vector<double> bval_;
   bool uniform3_ = false;  ///< every block has 3 rows
+  /// The blocks below the diagonal by block row: for block row b, the upper blocks k =
+  /// tblock_[t] of the rows tsrc_[t] < b whose column is b, t in [tcol_start_[b],
+  /// tcol_start_[b + 1]), in increasing row.
+  std::vector<int> tcol_start_, tsrc_, tblock_;
   // Blocks and their dense inverses (row-major, size s x s each).
   std::vector<int> block_begin_, inv_start_;
   std::vector<double> inv_;
