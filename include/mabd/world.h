@@ -206,7 +206,13 @@ class World {
   Vec3 linear_momentum() const;
   Vec3 angular_momentum() const;
   double kinetic_energy() const;
+  /// J: the bodies' potential_energy(id), the soft bodies' gravity and elastic energy, and
+  /// joint_energy().
   double potential_energy() const;
+  /// J: the energy stored in the joints: springs (1/2 k (theta - rest)^2 on a hinge or
+  /// prismatic coordinate, 1/2 k |bend|^2 on a ball joint) and compliant joints
+  /// (1/2 C^2 / compliance over their rows). Drives and limits store none.
+  double joint_energy() const;
 
   // Joints.
   /// Wrench the joint applied during the last step (see JointWrench).

@@ -119,6 +119,27 @@ Vec3 ball_bend(const JointModel& j, const Vec12& qa, const Vec12& qb) {
   return bend;
 }
 
+double joint_stored_energy(const JointModel& j, const Vec12& qa, const Vec12& qb,
+                           std::vector<Row>& scratch) {
+  double e = 0;
+  const JointExtras& ex = j.extras();
+  if (ex.spring && ex.spring->stiffness > 0) {
+    const double k = ex.spring->stiffness;
+    double theta = 0;
+    if (j.type == JointType::Ball) {
+      e += 0.5 * k * ball_bend(j, qa, qb).squaredNorm();  // rows L bend, compliance L^2 / k
+    } else if (joint_coordinate_value(j, qa, qb, j.coord_prev, theta)) {
+      e += 0.5 * k * (theta - ex.spring->rest) * (theta - ex.spring->rest);
+    }
+  }
+  if (j.compliance > 0) {
+    scratch.clear();
+    type_rows(j, qa, qb, scratch);
+    for (const Row& r : scratch) e += 0.5 * r.c * r.c / j.compliance;
+  }
+  return e;
+}
+
 void extra_rows(const JointModel& j, const Vec12& qa, const Vec12& qb, double h,
                 std::vector<Row>& out) {
   const JointExtras& ex = j.extras();

@@ -106,6 +106,13 @@ double twist_value(const JointModel& j, const Vec12& qa, const Vec12& qb, double
 void twist_angle(const JointModel& j, const Vec12& qa, const Vec12& qb, double near, double& value,
                  Vec12& ga, Vec12& gb);
 
+/// Energy stored in the joint at (qa, qb) (J): its spring, 1/2 k (theta - rest)^2 on a hinge
+/// or prismatic coordinate and 1/2 k |bend|^2 on a ball joint (the energies the spring rows
+/// minimise), plus 1/2 C^2 / compliance over its type rows when it is compliant. Drives and
+/// limits store none. `scratch` holds the type rows of a compliant joint.
+double joint_stored_energy(const JointModel& j, const Vec12& qa, const Vec12& qb,
+                           std::vector<Row>& scratch);
+
 /// Rows of limits, springs and drives at the current iterate (joint_extras.cpp). Springs and
 /// drives act on the joint coordinate of the bodies' material axes (joint_coordinate);
 /// limits, which stop the bodies, on the relative orientation of their rigid frames (the

@@ -424,8 +424,22 @@ double World::kinetic_energy() const {
   for (const auto& s : impl_->soft_bodies) e += s.solid->kinetic_energy();
   return e;
 }
+double World::joint_energy() const {
+  const Vec12 world_q = detail::make_q(Mat3::Identity(), Vec3::Zero());
+  std::vector<detail::Row> scratch;
+  double e = 0;
+  for (const auto& j : impl_->joints) {
+    if (j.compliance <= 0 && !(j.ex && j.ex->spring)) continue;
+    const Vec12& qa = j.a >= 0 ? impl_->q[j.a] : world_q;
+    const Vec12& qb = j.b >= 0 ? impl_->q[j.b] : world_q;
+    e += detail::joint_stored_energy(j, qa, qb, scratch);
+  }
+  return e;
+}
+
 double World::potential_energy() const {
-  double e = sum_over<double>(*this, [&](BodyId i) { return potential_energy(i); });
+  double e = sum_over<double>(*this, [&](BodyId i) { return potential_energy(i); }) +
+             joint_energy();
   for (const auto& s : impl_->soft_bodies) {
     e += s.solid->gravitational_energy(impl_->settings.gravity) + s.solid->elastic_energy();
   }
