@@ -409,24 +409,26 @@ bool World::Impl::joint_in_reach(const detail::JointModel& j) const {
 }
 
 double World::Impl::joint_potential(bool at_start) const {
-  // Joint springs and position drives in reach store energy (their targets are fixed within a
-  // step): without it, a drive doing work on a contact body would look like an energy gain.
+  // Joint springs (ball joints' too), compliant joints and position drives in reach store
+  // energy (the drives' targets are fixed within a step): without it, a spring giving its
+  // energy back, or a drive doing work on a contact body, would look like an energy gain.
   double e = 0;
+  std::vector<detail::Row> scratch;
   for (const auto& j : joints) {
-    if (!j.ex || (!j.extras().spring && !j.extras().drive)) continue;
+    const bool drive = j.ex && j.ex->drive;
+    if (!(j.ex && j.ex->spring) && !drive && !(j.compliance > 0)) continue;
     if (!joint_in_reach(j)) continue;
     auto qs = [&](int body) {
       if (body < 0) return detail::make_q(Mat3::Identity(), Vec3::Zero());
       return at_start ? q_prev[body] : q[body];
     };
+    const Vec12 qa = qs(j.a), qb = qs(j.b);
+    e += detail::joint_stored_energy(j, qa, qb, scratch);
+    const JointDrive* d = drive ? &*j.ex->drive : nullptr;
     double theta = 0;
-    Vec12 ga, gb;
-    if (!detail::joint_coordinate(j, qs(j.a), qs(j.b), j.coord_prev, theta, ga, gb)) continue;
-    const detail::JointExtras& ex = j.extras();
-    if (ex.spring) e += 0.5 * ex.spring->stiffness * std::pow(theta - ex.spring->rest, 2);
-    if (ex.drive && ex.drive->mode == DriveMode::Position &&
-        (ex.drive->stiffness > 0 || ex.drive->damping <= 0)) {
-      e += clamped_spring(ex.drive->stiffness, ex.drive->max_force, theta - ex.drive->target);
+    if (d && d->mode == DriveMode::Position && (d->stiffness > 0 || d->damping <= 0) &&
+        detail::joint_coordinate_value(j, qa, qb, j.coord_prev, theta)) {
+      e += clamped_spring(d->stiffness, d->max_force, theta - d->target);
     }
   }
   return e;
