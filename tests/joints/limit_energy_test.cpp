@@ -220,5 +220,31 @@ TEST(LoopEnergy, RopeBridgeWithOneNewtonIterationDoesNotGainEnergy) {
   EXPECT_LE(iterations / n, 2.2);  // the guard's extra iteration, not more
 }
 
+// Under implicit Euler the step's energy check covers the bridge (no contact, no work from
+// outside), and it takes another iteration exactly when an iterate holds more energy than
+// the step began with: the guard leaves the loops to it. The energy falls at every step, in
+// one iteration a step (with the guard's bound as well: 1.17 a step here, and two at every
+// step of net_100_cylinder once the net touches the cylinder).
+TEST(LoopEnergy, RopeBridgeUnderImplicitEulerLeavesItToTheEnergyCheck) {
+  Scene scene = shipped("rope_bridge.json");
+  scene.settings.time_integration = TimeIntegration::ImplicitEuler;
+  World w = build_world(scene);
+  double e = total_energy(w), worst_rise = -INFINITY, iterations = 0;
+  const double e0 = e;
+  const int n = scene.default_steps / 3;  // 2 s at h = 1e-3
+  for (int i = 0; i < n; ++i) {
+    w.step();
+    const double e_next = total_energy(w);
+    worst_rise = std::max(worst_rise, e_next - e);
+    e = e_next;
+    iterations += w.last_step().newton_iterations;
+  }
+  std::printf("  rope bridge, implicit Euler, %d steps: E0 %.4f J, final E - E0 %+.3e J, worst "
+              "step-to-step rise %+.3e J, %.3f Newton iterations per step\n",
+              n, e0, e - e0, worst_rise, iterations / n);
+  EXPECT_LE(worst_rise, 1e-9 * (std::abs(e0) + 1.0));  // the check's own margin
+  EXPECT_LE(iterations / n, 1.05);
+}
+
 }  // namespace
 }  // namespace mabd
