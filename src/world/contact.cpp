@@ -510,7 +510,7 @@ void World::Impl::subtract_clique_correction(std::size_t b, int n, const Vec12* 
                                              const Vec12* const* g, double* a) const {
   if (geo[b] >= 0) {
     // Geometric term (body frame): - (Z0^T v_i) . C_b (Z0^T v_l).
-    const Mat3& C = geo_C[geo[b]];
+    const Mat3& C = geo_c(b);
     const auto& Z0 = factors[bodies[b].factor].Z0;
     // On the stack for the usual cliques (the tree solver factors nodes on several threads).
     constexpr int kStack = 24;

@@ -659,17 +659,15 @@ void World::Impl::body_operators() {
   rot.resize(n);
   y.resize(n);
   geo.assign(n, -1);
-  geo_C.clear();
-  geo_Z.clear();
   if (vanilla) vanilla_inv.resize(n);
-  // With several ranges the geometric terms are gathered per range and joined in body order
-  // (the same list as one range makes), then the bodies are solved; with one, in one sweep.
+  // With several ranges the geometric terms are gathered per range, numbered in body order
+  // (as one range numbers them), then the bodies are solved; with one, in one sweep.
   const int parts = range_count(n);
   geo_parts.resize(static_cast<std::size_t>(parts));
-  for (auto& g : geo_parts) g.C.clear(), g.Z.clear();
+  for (auto& g : geo_parts) g.C.clear(), g.Z.clear(), g.first = 0;
   for_ranges(n, parts, [&](int part, std::size_t begin, std::size_t end) {
-    auto& Cs = parts == 1 ? geo_C : geo_parts[part].C;
-    auto& Zs = parts == 1 ? geo_Z : geo_parts[part].Z;
+    auto& Cs = geo_parts[part].C;
+    auto& Zs = geo_parts[part].Z;
     for (std::size_t i = begin; i < end; ++i) {
       const auto& b = bodies[i];
       if (!b.dynamic()) continue;
@@ -699,16 +697,14 @@ void World::Impl::body_operators() {
     }
   });
   if (parts == 1) return;
-  std::vector<std::int32_t> offset(static_cast<std::size_t>(parts), 0);
-  for (int k = 0; k < parts; ++k) {
-    offset[k] = static_cast<std::int32_t>(geo_C.size());
-    geo_C.insert(geo_C.end(), geo_parts[k].C.begin(), geo_parts[k].C.end());
-    geo_Z.insert(geo_Z.end(), geo_parts[k].Z.begin(), geo_parts[k].Z.end());
+  for (int k = 1; k < parts; ++k) {
+    geo_parts[k].first =
+        geo_parts[k - 1].first + static_cast<std::int32_t>(geo_parts[k - 1].C.size());
   }
   for_ranges(n, parts, [&](int part, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       if (!bodies[i].dynamic()) continue;
-      if (geo[i] >= 0) geo[i] += offset[part];
+      if (geo[i] >= 0) geo[i] += geo_parts[part].first;
       y[i] = solve_body(i, y[i]);
     }
   });
@@ -821,7 +817,7 @@ Vec12 World::Impl::solve_body(std::size_t i, const Vec12& v) const {
 // - Z C Z^T v, the geometric-stiffness term of H^{-1} v (geo[i] >= 0).
 Vec12 World::Impl::geo_correction(std::size_t i, const Vec12& v) const {
   Vec12 x = Vec12::Zero();
-  const Mat3& C = geo_C[geo[i]];
+  const Mat3& C = geo_c(i);
   if (geo_body_frame()) {  // Z C Z^T v = D(R) Z0 C_b Z0^T D(R)^T v
     const Mat3& R = rot[i];
     const auto& Z0 = factors[bodies[i].factor].Z0;
@@ -832,7 +828,7 @@ Vec12 World::Impl::geo_correction(std::size_t i, const Vec12& v) const {
     const Vec3 cw = C * w;
     for (int k = 0; k < 3; ++k) x.segment<3>(3 * k) -= R * (Z0.block<3, 3>(3 * k, 0) * cw);
   } else {
-    const auto& Z = geo_Z[geo[i]];
+    const auto& Z = geo_z(i);
     x -= Z * (C * (Z.transpose() * v));
   }
   return x;
@@ -846,7 +842,7 @@ Mat3 World::Impl::geo_body_block(std::size_t i, const Vec3& p1, const Vec3& p2) 
                 p[2] * Z0.block<3, 3>(6, 0));
   };
   const Mat3 y1 = Y(p1);
-  return y1 * geo_C[geo[i]] * (&p1 == &p2 ? y1 : Y(p2)).transpose();
+  return y1 * geo_c(i) * (&p1 == &p2 ? y1 : Y(p2)).transpose();
 }
 
 Mat3 World::Impl::geo_point_block(std::size_t i, const Vec3& p1, const Vec3& p2) const {
@@ -854,8 +850,8 @@ Mat3 World::Impl::geo_point_block(std::size_t i, const Vec3& p1, const Vec3& p2)
     const Mat3& R = rot[i];
     return R * geo_body_block(i, p1, p2) * R.transpose();
   }
-  const Mat3& C = geo_C[geo[i]];
-  const auto& Z = geo_Z[geo[i]];
+  const Mat3& C = geo_c(i);
+  const auto& Z = geo_z(i);
   Mat3 z1, z2;
   for (int c = 0; c < 3; ++c) {
     z1.col(c) = detail::point(Z.col(c), p1);

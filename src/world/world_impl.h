@@ -210,18 +210,35 @@ struct World::Impl final : detail::BodyOperators {
   std::vector<Vec12> y;                ///< H^{-1} f of each body
   /// Geometric-stiffness correction of H^{-1} (Woodbury, rank 3 on rotations):
   /// H_true^{-1} v = H^{-1} v - Z C Z^T v for the bodies that need one; geo[i] is the index of
-  /// body i's term in geo_C, or -1. Co-rotated polar bodies (geo_body_frame()): the rotation
+  /// body i's term, or -1. Co-rotated polar bodies (geo_body_frame()): the rotation
   /// directions are E(R), Z = H^{-1} E(R) = D(R) Z0 R^T with the factor's constant Z0, and
-  /// geo_C holds R^T C R (9 doubles per body). Other modes: E(A), Z kept in geo_Z, C in the
-  /// world frame.
-  std::vector<Mat3> geo_C;
-  std::vector<Mat12x3> geo_Z;
-  /// The geometric terms of each range of bodies while body_operators runs on several threads.
+  /// the term holds C_b = R^T C R (9 doubles per body). Other modes: E(A), Z kept with C in
+  /// the world frame.
+  /// The terms, one list per range of bodies body_operators ran in (one range on one
+  /// thread), in body order; geo[i] indexes their concatenation (geo_c, geo_z). Each range
+  /// keeps its own list: joined into one, the terms of a million-link chain on two threads
+  /// took their 72 MB twice.
   struct GeoPart {
     std::vector<Mat3> C;
     std::vector<Mat12x3> Z;
+    std::int32_t first = 0;  ///< index of its first term in the concatenation
   };
   std::vector<GeoPart> geo_parts;
+  const GeoPart& geo_part(std::int32_t g) const {
+    std::size_t k = geo_parts.size() - 1;
+    while (k > 0 && geo_parts[k].first > g) --k;
+    return geo_parts[k];
+  }
+  /// C of body i's term (geo[i] >= 0).
+  const Mat3& geo_c(std::size_t i) const {
+    const GeoPart& part = geo_part(geo[i]);
+    return part.C[static_cast<std::size_t>(geo[i] - part.first)];
+  }
+  /// Z of body i's term (geo[i] >= 0, !geo_body_frame()).
+  const Mat12x3& geo_z(std::size_t i) const {
+    const GeoPart& part = geo_part(geo[i]);
+    return part.Z[static_cast<std::size_t>(geo[i] - part.first)];
+  }
   std::vector<std::int32_t> geo;
   bool geo_body_frame() const {
     return settings.integrator == IntegratorMode::CoRotated &&
@@ -386,7 +403,7 @@ struct World::Impl final : detail::BodyOperators {
     return geo[i] >= 0 || (!contact_of.empty() && contact_of[i] >= 0);
   }
   bool geometric_correction(std::size_t i, const Mat3*& C_b) const override {
-    C_b = geo[i] >= 0 && geo_body_frame() ? &geo_C[geo[i]] : nullptr;
+    C_b = geo[i] >= 0 && geo_body_frame() ? &geo_c(i) : nullptr;
     const bool contact_rows = !contact_of.empty() && contact_of[i] >= 0 &&
                               contact_bodies[contact_of[i]].rows > 0;
     return !contact_rows && (C_b != nullptr || geo[i] < 0);
