@@ -421,19 +421,21 @@ double World::Impl::joint_potential(bool at_start) const {
   // Joint springs (ball joints' too), compliant joints and position drives in reach store
   // energy (the drives' targets are fixed within a step): without it, a spring giving its
   // energy back, or a drive doing work on a contact body, would look like an energy gain.
-  double e = 0;
+  return joint_energy_at(at_start ? q_prev : q, true, true);
+}
+
+double World::Impl::joint_energy_at(const std::vector<Vec12>& qs, bool reach_only,
+                                    bool drives) const {
+  const Vec12 world_q = detail::make_q(Mat3::Identity(), Vec3::Zero());
   std::vector<detail::Row> scratch;
+  double e = 0;
   for (const auto& j : joints) {
-    const bool drive = j.ex && j.ex->drive;
-    if (!(j.ex && j.ex->spring) && !drive && !(j.compliance > 0)) continue;
-    if (!joint_in_reach(j)) continue;
-    auto qs = [&](int body) {
-      if (body < 0) return detail::make_q(Mat3::Identity(), Vec3::Zero());
-      return at_start ? q_prev[body] : q[body];
-    };
-    const Vec12 qa = qs(j.a), qb = qs(j.b);
+    const JointDrive* d = drives && j.ex && j.ex->drive ? &*j.ex->drive : nullptr;
+    if (!(j.ex && j.ex->spring) && !d && !(j.compliance > 0)) continue;
+    if (reach_only && !joint_in_reach(j)) continue;
+    const Vec12& qa = j.a >= 0 ? qs[j.a] : world_q;
+    const Vec12& qb = j.b >= 0 ? qs[j.b] : world_q;
     e += detail::joint_stored_energy(j, qa, qb, scratch);
-    const JointDrive* d = drive ? &*j.ex->drive : nullptr;
     double theta = 0;
     if (d && d->mode == DriveMode::Position && (d->stiffness > 0 || d->damping <= 0) &&
         detail::joint_coordinate_value(j, qa, qb, j.coord_prev, theta)) {

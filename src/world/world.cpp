@@ -425,16 +425,7 @@ double World::kinetic_energy() const {
   return e;
 }
 double World::joint_energy() const {
-  const Vec12 world_q = detail::make_q(Mat3::Identity(), Vec3::Zero());
-  std::vector<detail::Row> scratch;
-  double e = 0;
-  for (const auto& j : impl_->joints) {
-    if (j.compliance <= 0 && !(j.ex && j.ex->spring)) continue;
-    const Vec12& qa = j.a >= 0 ? impl_->q[j.a] : world_q;
-    const Vec12& qb = j.b >= 0 ? impl_->q[j.b] : world_q;
-    e += detail::joint_stored_energy(j, qa, qb, scratch);
-  }
-  return e;
+  return impl_->joint_energy_at(impl_->q, false, false);
 }
 
 double World::potential_energy() const {

@@ -639,8 +639,12 @@ struct World::Impl final : detail::BodyOperators {
   /// elastic energy of the contact bodies, at the step's start or at the iterate (velocity
   /// u / h, implicit Euler).
   double impact_energy(bool at_start) const;
-  /// Potential of the joint springs and position drives in impact_reach (J).
+  /// Potential of the joint springs, compliant joints and position drives in impact_reach (J).
   double joint_potential(bool at_start) const;
+  /// Energy (J) the joints store at the configuration qs (one q per body): springs and
+  /// compliant joints (detail::joint_stored_energy), of the joints in impact_reach only with
+  /// `reach_only`, and with `drives` the position drives' springs too (clamped at max_force).
+  double joint_energy_at(const std::vector<Vec12>& qs, bool reach_only, bool drives) const;
   /// Penalty model: energy (J) the normal springs of the contacts in impact_reach store,
   /// 1/2 k min(C, 0)^2 per normal row (collider and pair contacts, k = m_eff / tau^2), at the
   /// step's start configuration or at the iterate. 0 for the exact model. Implicit Euler
