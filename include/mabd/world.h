@@ -206,13 +206,18 @@ class World {
   Vec3 linear_momentum() const;
   Vec3 angular_momentum() const;
   double kinetic_energy() const;
-  /// J: the bodies' potential_energy(id), the soft bodies' gravity and elastic energy, and
-  /// joint_energy().
+  /// J: the bodies' potential_energy(id), the soft bodies' gravity and elastic energy,
+  /// joint_energy() and contact_energy().
   double potential_energy() const;
   /// J: the energy stored in the joints: springs (1/2 k (theta - rest)^2 on a hinge or
   /// prismatic coordinate, 1/2 k |bend|^2 on a ball joint) and compliant joints
   /// (1/2 C^2 / compliance over their rows). Drives and limits store none.
   double joint_energy() const;
+  /// J: the energy stored in the penalty contacts' springs now (0 for the exact model): the
+  /// normal rows' 1/2 k d^2 at penetration depth d (m) and the friction rows' 1/2 k s^2 at
+  /// their stretch s (m) from the anchor on the collider, with the stiffness k = m_eff / tau^2
+  /// (N/m) of each row (ContactSettings::time_constant). Of the last step's contacts.
+  double contact_energy() const;
 
   // Joints.
   /// Wrench the joint applied during the last step (see JointWrench).

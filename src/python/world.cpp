@@ -260,10 +260,14 @@ void bind_world(py::module_& m, py::class_<PyWorld>& cls) {
       .def("potential_energy",
            body_or_total<double>(&World::potential_energy, &World::potential_energy),
            py::arg("body") = py::none(),
-           "J: gravity (zero at the origin) + elastic; the total (None) adds joint_energy().")
+           "J: gravity (zero at the origin) + elastic; the total (None) adds joint_energy() and "
+           "contact_energy().")
       .def("joint_energy", [](const PyWorld& w) { return w.world.joint_energy(); },
            "J stored in the joints: springs (1/2 k (theta - rest)^2, ball 1/2 k |bend|^2) and "
            "compliant joints (1/2 C^2 / compliance).")
+      .def("contact_energy", [](const PyWorld& w) { return w.world.contact_energy(); },
+           "J stored in the penalty contacts' springs (normal 1/2 k d^2, friction 1/2 k s^2 on "
+           "the anchor); 0 for the exact model.")
       .def("linear_momentum", body_or_total<Vec3>(&World::linear_momentum, &World::linear_momentum),
            py::arg("body") = py::none(), "kg m/s")
       .def("angular_momentum",

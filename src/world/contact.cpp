@@ -203,11 +203,23 @@ void World::Impl::detect_contacts() {
     const Vec3 n = cp.normal;
     Vec3 v = detail::point(qdot[c.body], c.p) - detail::point(qdot[c.collider], c.pc);
     v -= n * n.dot(v);
-    const Vec3 t1 = v.norm() > 1e-9 ? Vec3(v.normalized()) : any_perpendicular(n);
-    c.t1c = Ac.transpose() * t1;
-    c.t2c = Ac.transpose() * n.cross(t1);
+    Vec3 t1 = v.norm() > 1e-9 ? Vec3(v.normalized()) : any_perpendicular(n);
     const bool matched = prev < contacts_prev.size() && key(contacts_prev[prev]) == key(c) &&
                          (contacts_prev[prev].p - c.p).norm() <= 1e-9 * std::max(1.0, B.info.size);
+    if (penalty && matched && contacts_prev[prev].active && contacts_prev[prev].m_eff[0] > 0) {
+      // Penalty: the friction springs keep their directions (turned into the new tangent
+      // plane should the normal have moved) and every spring its stiffness (Contact::m_eff).
+      // (A state saved without the effective masses has 0: taken again here.)
+      const Contact& old = contacts_prev[prev];
+      Vec3 kept = Ac * old.t1c;
+      if (std::abs(n.dot(kept)) > 1e-12) kept -= n * n.dot(kept);
+      if (kept.norm() > 0.5) {
+        t1 = kept.normalized();
+        std::copy(old.m_eff, old.m_eff + 3, c.m_eff);
+      }
+    }
+    c.t1c = Ac.transpose() * t1;
+    c.t2c = Ac.transpose() * n.cross(t1);
     if (matched && contacts_prev[prev].active) {
       // Its sets and forces as the last step ended them (the friction force carried over to
       // the new tangents), the anchor while it sticks.
@@ -230,6 +242,11 @@ void World::Impl::detect_contacts() {
       // It starts sliding: exact, its force follows the normal force from the first pass;
       // penalty, its spring has no damper and is dragged onto the cone by the passes.
       c.sliding = true;
+    }
+    if (penalty && c.m_eff[0] <= 0) {
+      c.m_eff[0] = rigid_effective_mass(B, q[c.body], c.pn, n);
+      c.m_eff[1] = rigid_effective_mass(B, q[c.body], c.p, t1);
+      c.m_eff[2] = rigid_effective_mass(B, q[c.body], c.p, n.cross(t1));
     }
     // Row values at q^n, for the dampers.
     const Vec3 anchor_w = Ac * c.anchor + xc;
@@ -271,9 +288,7 @@ void World::Impl::contact_operator(ContactBody& cb) {
     const double gap = normal_gap(c, q[i]);
     if (contact_first_build && !c.active && gap < 0) c.active = true;
     if (!c.active) continue;
-    auto m_eff = [&](const Vec3& d) { return rigid_effective_mass(B, q[i], c.p, d); };
-    rows.push_back({detail::grad_point(c.pn, n), gap, c.s0[0],
-                    rigid_effective_mass(B, q[i], c.pn, n), int(k), 0});
+    rows.push_back({detail::grad_point(c.pn, n), gap, c.s0[0], c.m_eff[0], int(k), 0});
     if (c.mu <= 0) continue;
     const Vec3 x = detail::point(q[i], c.p);
     const Vec3 anchor = Ac * c.anchor + detail::affine_t(qc);
@@ -282,9 +297,9 @@ void World::Impl::contact_operator(ContactBody& cb) {
       continue;
     }
     rows.push_back(
-        {detail::grad_point(c.p, t1), t1.dot(x - anchor), c.s0[1], m_eff(t1), int(k), 1});
+        {detail::grad_point(c.p, t1), t1.dot(x - anchor), c.s0[1], c.m_eff[1], int(k), 1});
     rows.push_back(
-        {detail::grad_point(c.p, t2), t2.dot(x - anchor), c.s0[2], m_eff(t2), int(k), 2});
+        {detail::grad_point(c.p, t2), t2.dot(x - anchor), c.s0[2], c.m_eff[2], int(k), 2});
   }
   const int r = static_cast<int>(rows.size());
   // The rows and their penalty compliances (the exact model's follow from V below).
@@ -391,9 +406,7 @@ bool World::Impl::update_contacts(bool last_pass) {
         const double gap = normal_gap(c, Vec12(q[i] + dq));
         bool pushes = gap < 0;
         if (pushes && penalty) {
-          const PenaltyLaw law =
-              penalty_law(settings,
-                          rigid_effective_mass(bodies[i], q[i], c.pn, n), c.s0[0]);
+          const PenaltyLaw law = penalty_law(settings, c.m_eff[0], c.s0[0]);
           pushes = law.k_eff * gap - law.pull < 0;
         }
         if (pushes && !last_pass) {  // its friction state as detection or release left it
@@ -420,8 +433,7 @@ bool World::Impl::update_contacts(bool last_pass) {
           for (int k = 1; k <= 2; ++k) {
             const Vec3& t = k == 1 ? t1 : t2;
             c.lambda[k] *= s;
-            const double stiffness = penalty_stiffness(
-                settings, rigid_effective_mass(bodies[i], q[i], c.p, t));
+            const double stiffness = penalty_stiffness(settings, c.m_eff[k]);
             shift += t * (t.dot(x_end - anchor_w) - c.lambda[k] / stiffness);
           }
           c.anchor += Ac.transpose() * shift;
@@ -547,22 +559,30 @@ void World::Impl::subtract_clique_correction(std::size_t b, int n, const Vec12* 
 }
 
 double World::Impl::penalty_energy(bool at_start) const {
+  return contact_energy_at(at_start ? q_prev : q, true);
+}
+
+double World::Impl::contact_energy_at(const std::vector<Vec12>& qs, bool reach_only) const {
   if (settings.contact.model != ContactModel::Penalty) return 0;
-  const std::vector<Vec12>& qs = at_start ? q_prev : q;
-  // The stiffness from the start configuration's effective mass, the same at both ends.
-  const auto spring = [&](double m_eff, double gap) {
-    return gap < 0 ? 0.5 * penalty_stiffness(settings, m_eff) * gap * gap : 0.0;
+  const auto spring = [&](double m_eff, double extension) {
+    return 0.5 * penalty_stiffness(settings, m_eff) * extension * extension;
   };
   double e = 0;
   for (const Contact& c : contacts) {
-    if (!impact_reach[articulation[c.body]]) continue;
-    const Vec3 n0 = detail::affine_A(q_prev[c.collider]) * c.nc;
+    if (reach_only && !impact_reach[articulation[c.body]]) continue;
     const double gap = normal_gap(c, qs[c.body], qs[c.collider]);
-    e += spring(rigid_effective_mass(bodies[c.body], q_prev[c.body], c.pn, n0), gap);
+    if (gap < 0) e += spring(c.m_eff[0], gap);
+    // The friction rows' springs on their anchors (active points only: a released point's
+    // spring is gone, and a new point's anchor is where it touched).
+    if (!c.active || c.mu <= 0) continue;
+    const Mat3 Ac = detail::affine_A(qs[c.collider]);
+    const Vec3 d = detail::point(qs[c.body], c.p) - (Ac * c.anchor + detail::affine_t(qs[c.collider]));
+    e += spring(c.m_eff[1], (Ac * c.t1c).dot(d)) + spring(c.m_eff[2], (Ac * c.t2c).dot(d));
   }
   for (const PairContact& c : pair_contacts) {
-    if (!impact_reach[articulation[c.a]]) continue;
-    e += spring(c.m_eff, c.normal_gap(qs[c.a], qs[c.b]));
+    if (reach_only && !impact_reach[articulation[c.a]]) continue;
+    const double gap = c.normal_gap(qs[c.a], qs[c.b]);
+    if (gap < 0) e += spring(c.m_eff, gap);
   }
   return e;
 }

@@ -36,8 +36,9 @@ using detail::ByteWriter;
 namespace {
 
 // 2: contacts between dynamic bodies; 3: the normal-row points of contacts; 4: soft bodies
-// (version 3 states still restore into worlds without soft bodies)
-constexpr std::uint32_t kStateVersion = 4;
+// (version 3 states still restore into worlds without soft bodies); 5: the penalty contacts'
+// effective masses (older states restore them as unknown: taken again at the next step)
+constexpr std::uint32_t kStateVersion = 5;
 
 /// Solver names StepStats::solver can hold (it points at literals).
 constexpr const char* kSolverNames[] = {"none", "chain", "tree", "sparse", "iterative",
@@ -195,6 +196,7 @@ void World::Impl::save_contacts(ByteWriter& out) const {
       out.vec(*v);
     }
     out.f64(c.mu);
+    for (double m : c.m_eff) out.f64(m);
     for (double s : c.s0) out.f64(s);
     for (double l : c.lambda) out.f64(l);
     out.u8(c.active);
@@ -254,10 +256,15 @@ std::vector<World::Impl::PairContact> World::Impl::read_pair_contacts(ByteReader
   return out;
 }
 
-std::vector<World::Impl::Contact> World::Impl::read_contacts(ByteReader& in) const {
+std::vector<World::Impl::Contact> World::Impl::read_contacts(ByteReader& in,
+                                                             std::uint32_t version) const {
   const std::uint64_t n = in.u64("contact count");
-  // Each contact takes 3 * 4 + 8 * 24 + 7 * 8 + 4 bytes: a count beyond the rest is corrupt.
-  if (n > in.remaining() / 264) in.fail("contact count " + std::to_string(n) + " exceeds the data");
+  // Each contact takes 3 * 4 + 8 * 24 + 7 * 8 + 4 bytes (from version 5, 3 * 8 more): a count
+  // beyond the rest is corrupt.
+  const std::size_t each = version >= 5 ? 288 : 264;
+  if (n > in.remaining() / each) {
+    in.fail("contact count " + std::to_string(n) + " exceeds the data");
+  }
   std::vector<Contact> out(n);
   for (std::uint64_t k = 0; k < n; ++k) {
     Contact& c = out[k];
@@ -268,6 +275,9 @@ std::vector<World::Impl::Contact> World::Impl::read_contacts(ByteReader& in) con
       *v = in.vec<Vec3>("contact");
     }
     c.mu = in.f64("contact");
+    if (version >= 5) {
+      for (double& m : c.m_eff) m = in.f64("contact");
+    }
     for (double& s : c.s0) s = in.f64("contact");
     for (double& l : c.lambda) l = in.f64("contact");
     c.active = flag(in, "contact active");
@@ -283,6 +293,11 @@ std::vector<World::Impl::Contact> World::Impl::read_contacts(ByteReader& in) con
               " is not a static or kinematic body of the world");
     }
     bool finite = std::isfinite(c.mu);
+    for (double m : c.m_eff) {
+      if (!(m >= 0 && std::isfinite(m))) {
+        in.fail(at + ": effective masses must be finite and >= 0 (got " + std::to_string(m) + ")");
+      }
+    }
     for (const Vec3* v : {&c.p, &c.pc, &c.nc, &c.pn, &c.pcn, &c.anchor, &c.t1c, &c.t2c}) {
       finite &= v->allFinite();
     }
@@ -373,9 +388,9 @@ void World::restore_state(const WorldState& state) {
     }
   };
   const std::uint32_t version = in.u32("version");
-  if (version != kStateVersion && !(version == 3 && w.soft_bodies.empty())) {
+  if (version < 3 || version > kStateVersion || (version == 3 && !w.soft_bodies.empty())) {
     in.fail("state version " + std::to_string(version) + " is not supported (this build reads " +
-            std::to_string(kStateVersion) + (w.soft_bodies.empty() ? " and 3)" : ")"));
+            (w.soft_bodies.empty() ? "3 to " : "4 to ") + std::to_string(kStateVersion) + ")");
   }
   const std::uint64_t hash = in.u64("model hash");
   count_check("bodies", in.u64("body count"), w.bodies.size());
@@ -473,7 +488,7 @@ void World::restore_state(const WorldState& state) {
                     &stats.max_penetration}) {
     *v = in.f64("step statistics");
   }
-  std::vector<Impl::Contact> contacts = w.read_contacts(in);
+  std::vector<Impl::Contact> contacts = w.read_contacts(in, version);
   std::vector<Impl::PairContact> pair_contacts = w.read_pair_contacts(in);
   std::vector<fem::FemState> soft(w.soft_bodies.size());
   if (version >= 4) {

@@ -428,9 +428,13 @@ double World::joint_energy() const {
   return impl_->joint_energy_at(impl_->q, false, false);
 }
 
+double World::contact_energy() const {
+  return impl_->contact_energy_at(impl_->q, false);
+}
+
 double World::potential_energy() const {
   double e = sum_over<double>(*this, [&](BodyId i) { return potential_energy(i); }) +
-             joint_energy();
+             joint_energy() + contact_energy();
   for (const auto& s : impl_->soft_bodies) {
     e += s.solid->gravitational_energy(impl_->settings.gravity) + s.solid->elastic_energy();
   }

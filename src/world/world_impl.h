@@ -327,6 +327,12 @@ struct World::Impl final : detail::BodyOperators {
     Vec3 pn = Vec3::Zero(), pcn = Vec3::Zero();
     Vec3 anchor = Vec3::Zero();   ///< friction anchor on the collider, its body frame (m)
     double mu = 0;                ///< friction coefficient of the pair
+    /// Penalty: the rigid effective masses (kg) of the normal row (at pn along n) and of the
+    /// friction rows (at p along t1, t2), taken at the contact's first step and kept, with the
+    /// tangents, while it lasts: each spring keeps its stiffness m / tau^2 and direction. A
+    /// stiffness that followed the body's turn, or a tangent basis turned under a stretched
+    /// spring, would change the energy a loaded spring holds without work (contact_energy_at).
+    double m_eff[3] = {0, 0, 0};
     double s0[3] = {0, 0, 0};     ///< row values at the start of the step (damping)
     Vec3 t1c = Vec3::UnitX(), t2c = Vec3::UnitY();  ///< tangents, the collider's body frame
     bool active = false;          ///< normal row in the active set
@@ -645,12 +651,17 @@ struct World::Impl final : detail::BodyOperators {
   /// compliant joints (detail::joint_stored_energy), of the joints in impact_reach only with
   /// `reach_only`, and with `drives` the position drives' springs too (clamped at max_force).
   double joint_energy_at(const std::vector<Vec12>& qs, bool reach_only, bool drives) const;
-  /// Penalty model: energy (J) the normal springs of the contacts in impact_reach store,
-  /// 1/2 k min(C, 0)^2 per normal row (collider and pair contacts, k = m_eff / tau^2), at the
-  /// step's start configuration or at the iterate. 0 for the exact model. Implicit Euler
+  /// Penalty model: energy (J) the springs of the contacts in impact_reach store
+  /// (contact_energy_at), at the step's start configuration or at the iterate. 0 for the exact model. Implicit Euler
   /// minimises the step's incremental potential, these springs' energy included: without it a
   /// spring that gives its energy back looks like a gain, and one that takes it hides one.
   double penalty_energy(bool at_start) const;
+  /// Penalty model: energy (J) of the contacts' springs at the configuration qs (one q per
+  /// body), their stiffness k = m_eff / tau^2 (Contact::m_eff, PairContact::m_eff): the
+  /// normal rows' 1/2 k min(C, 0)^2 (collider and pair contacts) and the friction rows' 1/2 k C_t^2 on their
+  /// anchors (active collider contacts). Of the contacts in impact_reach only with
+  /// `reach_only`. 0 for the exact model.
+  double contact_energy_at(const std::vector<Vec12>& qs, bool reach_only) const;
   /// Whether the joint belongs to an articulation in impact_reach.
   bool joint_in_reach(const detail::JointModel& j) const;
   /// Effort drives' force (N) and torque (N m) per body (empty when none acts), for predict().
@@ -749,7 +760,8 @@ struct World::Impl final : detail::BodyOperators {
   /// The contact part of World::save_state / restore_state: the contacts of the last step,
   /// which the next step matches for its friction anchors and active sets (detect_contacts).
   void save_contacts(detail::ByteWriter& out) const;
-  std::vector<Contact> read_contacts(detail::ByteReader& in) const;
+  /// Reads save_contacts' output of state version `version`.
+  std::vector<Contact> read_contacts(detail::ByteReader& in, std::uint32_t version) const;
   std::vector<PairContact> read_pair_contacts(detail::ByteReader& in) const;
 
   // Soft bodies (soft_bodies.cpp): FEM solids stepped in lockstep with the Newton loop.
