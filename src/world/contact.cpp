@@ -269,7 +269,6 @@ void World::Impl::detect_contacts() {
 
 void World::Impl::contact_operator(ContactBody& cb) {
   const std::size_t i = cb.body;
-  const auto& B = bodies[i];
   cb.rows = 0;  // solve_body below: without this body's contact correction
   const bool penalty = settings.contact.model == ContactModel::Penalty;
   Vec12 f = cb.f;
@@ -398,7 +397,6 @@ bool World::Impl::update_contacts(bool last_pass) {
     for (std::uint32_t k = cb.begin; k < cb.end; ++k) {
       Contact& c = contacts[k];
       const Mat3 Ac = detail::affine_A(q[c.collider]);
-      const Vec3 n = Ac * c.nc;
       if (!c.active) {
         // Would the row push at the end of this iteration? Exact: where the point would
         // penetrate. Penalty: where spring and damper together would push (a penetrating
@@ -576,7 +574,8 @@ double World::Impl::contact_energy_at(const std::vector<Vec12>& qs, bool reach_o
     // spring is gone, and a new point's anchor is where it touched).
     if (!c.active || c.mu <= 0) continue;
     const Mat3 Ac = detail::affine_A(qs[c.collider]);
-    const Vec3 d = detail::point(qs[c.body], c.p) - (Ac * c.anchor + detail::affine_t(qs[c.collider]));
+    const Vec3 anchor = Ac * c.anchor + detail::affine_t(qs[c.collider]);
+    const Vec3 d = detail::point(qs[c.body], c.p) - anchor;
     e += spring(c.m_eff[1], (Ac * c.t1c).dot(d)) + spring(c.m_eff[2], (Ac * c.t2c).dot(d));
   }
   for (const PairContact& c : pair_contacts) {

@@ -652,15 +652,16 @@ struct World::Impl final : detail::BodyOperators {
   /// `reach_only`, and with `drives` the position drives' springs too (clamped at max_force).
   double joint_energy_at(const std::vector<Vec12>& qs, bool reach_only, bool drives) const;
   /// Penalty model: energy (J) the springs of the contacts in impact_reach store
-  /// (contact_energy_at), at the step's start configuration or at the iterate. 0 for the exact model. Implicit Euler
-  /// minimises the step's incremental potential, these springs' energy included: without it a
-  /// spring that gives its energy back looks like a gain, and one that takes it hides one.
+  /// (contact_energy_at), at the step's start configuration or at the iterate. 0 for the
+  /// exact model. Implicit Euler minimises the step's incremental potential, these springs'
+  /// energy included: without it a spring that gives its energy back looks like a gain, and
+  /// one that takes it hides one.
   double penalty_energy(bool at_start) const;
   /// Penalty model: energy (J) of the contacts' springs at the configuration qs (one q per
   /// body), their stiffness k = m_eff / tau^2 (Contact::m_eff, PairContact::m_eff): the
-  /// normal rows' 1/2 k min(C, 0)^2 (collider and pair contacts) and the friction rows' 1/2 k C_t^2 on their
-  /// anchors (active collider contacts). Of the contacts in impact_reach only with
-  /// `reach_only`. 0 for the exact model.
+  /// normal rows' 1/2 k min(C, 0)^2 (collider and pair contacts) and the friction rows'
+  /// 1/2 k C_t^2 on their anchors (active collider contacts). Of the contacts in
+  /// impact_reach only with `reach_only`. 0 for the exact model.
   double contact_energy_at(const std::vector<Vec12>& qs, bool reach_only) const;
   /// Whether the joint belongs to an articulation in impact_reach.
   bool joint_in_reach(const detail::JointModel& j) const;
