@@ -293,9 +293,13 @@ std::vector<World::Impl::Contact> World::Impl::read_contacts(ByteReader& in,
               " is not a static or kinematic body of the world");
     }
     bool finite = std::isfinite(c.mu);
+    // All three positive and finite, or all three 0 (not taken yet): a zero stiffness would
+    // divide by zero in the friction anchors' drag.
+    const bool unknown = c.m_eff[0] == 0 && c.m_eff[1] == 0 && c.m_eff[2] == 0;
     for (double m : c.m_eff) {
-      if (!(m >= 0 && std::isfinite(m))) {
-        in.fail(at + ": effective masses must be finite and >= 0 (got " + std::to_string(m) + ")");
+      if (!unknown && !(m > 0 && std::isfinite(m))) {
+        in.fail(at + ": effective masses must be all finite and > 0, or all 0 (got " +
+                std::to_string(m) + ")");
       }
     }
     for (const Vec3* v : {&c.p, &c.pc, &c.nc, &c.pn, &c.pcn, &c.anchor, &c.t1c, &c.t2c}) {
