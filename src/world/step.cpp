@@ -99,7 +99,6 @@ void World::Impl::advance(bool trial) {
   if (settings.threads > 1 && !pool) pool.workers = std::make_unique<detail::ThreadPool>(settings.threads);
   q_prev = q;
   impact.assign(bodies.size(), 0);
-  pair_large_failed = false;
   iterative_stalled = false;
   stats.body_ms = stats.rows_ms = stats.dual_ms = stats.check_ms = stats.contact_ms = 0;
   stats.soft_ms = 0;

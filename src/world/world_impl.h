@@ -486,10 +486,6 @@ struct World::Impl final : detail::BodyOperators {
   /// the contact forces of the last pass; pair_applied keeps their multipliers.
   void load_pair_forces();
   Eigen::VectorXd pair_applied;
-  /// A group of more rows than the complementarity solve pivots on ended its active-set loop
-  /// failed in this step: the step's later solves keep such groups to the sweeps (a settled
-  /// pile fails at every Newton iteration).
-  bool pair_large_failed = false;
   /// True if the pair contacts' forces change the joint solve's active set: an active drive
   /// row beyond its force bound, an active limit row pulling, an inactive one violated.
   bool pair_joint_sets_change() const;
