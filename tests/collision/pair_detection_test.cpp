@@ -73,6 +73,49 @@ TEST(PairDetection, SmallBoxOnLargeBox) {
   }
 }
 
+// Two boxes whose edges touch (a's top-right edge and b's left edge, 45 degrees apart): the
+// manifold's one normal is diagonal, and b's bottom edge lies beside a's right face, 7.4 cm
+// from it, where the diagonal rows alone would let it come in (b moving left by its own
+// size closes them by 5 cm only). Within a margin that reaches it, that edge's two corners
+// are guarded against a's right face; a margin short of it adds nothing.
+TEST(PairDetection, CornersBesideAnotherFaceAreGuarded) {
+  const double d = 0.05 * std::sqrt(2.0);  // b's half diagonal (a 0.1 cube turned 45 degrees)
+  const Vec3 at(0.103 + d, 0, 0.103);      // b's left edge 3 mm off a's edge along each axis
+  const Quat turn = axis_angle(kPi / 4, Vec3::UnitY());
+  const Vec3 diagonal = Vec3(-1, 0, -1).normalized();  // from b towards a
+  for (double margin : {0.1, 0.05}) {
+    const auto out =
+        pair(box_shape(Vec3::Constant(0.2)), box_shape(Vec3::Constant(0.1)), at, turn, margin);
+    int manifold = 0, guards = 0;
+    for (const ContactPoint& c : out) {
+      if ((c.normal - diagonal).norm() < 1e-9) {
+        ++manifold;
+        continue;
+      }
+      ++guards;
+      expect_vec_near(c.normal, -Vec3::UnitX(), 1e-12);  // a's right face, towards a
+      EXPECT_NEAR(c.p_body.x(), 0.1, 1e-12);             // on that face (a's frame: world)
+      EXPECT_NEAR(c.p_body.z(), at.z() - d, 1e-12);      // level with b's bottom edge
+      EXPECT_NEAR(c.gap, at.x() - 0.1, 1e-12);
+    }
+    EXPECT_GE(manifold, 1) << "margin " << margin;
+    EXPECT_EQ(guards, margin > 0.08 ? 2 : 0) << "margin " << margin;
+  }
+}
+
+// A box lying on another and overhanging its edge: its corners past the edge are not
+// guarded (their closest point is the edge, whose normal turns with them): a guard there
+// would stop the box sliding back over the face. Four points, all on the face's normal.
+TEST(PairDetection, OverhangingCornersAreNotGuarded) {
+  const auto out = pair(box_shape(Vec3::Constant(0.2)), box_shape(Vec3(0.2, 0.1, 0.1)),
+                        Vec3(0.05, 0, 0.15 + 1e-4), Quat::Identity(), 0.1);
+  ASSERT_EQ(out.size(), 4u);
+  for (const ContactPoint& c : out) {
+    expect_vec_near(c.normal, -Vec3::UnitZ(), 1e-12);
+    EXPECT_LE(c.p_body.x(), 0.1 + 1e-12);
+  }
+}
+
 TEST(PairDetection, RoundPairsAndSeparation) {
   // A sphere resting on a box: one point below its centre.
   auto out = pair(box_shape(Vec3::Constant(0.2)), sphere_shape(0.05), Vec3(0.02, 0, 0.15 - 1e-4));
