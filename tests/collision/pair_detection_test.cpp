@@ -116,6 +116,43 @@ TEST(PairDetection, OverhangingCornersAreNotGuarded) {
   }
 }
 
+// Two 16 x 6 x 6 cm boxes barely touching, as two boxes of falling_joints met (poses of
+// its step 193 at h = 5 ms): GJK's closest points found them 3e-10 m apart along a
+// direction in which they overlap by 23 cm, and the manifold on it reported a 21 cm
+// penetration, which the exact model's recovery bound then let stand. No point is deeper
+// than a millimetre, and the manifold's normal separates the boxes (their supports along it
+// overlap by under a millimetre; a corner guard's face normal need not).
+TEST(PairDetection, BarelyTouchingBoxesGetASeparatingNormal) {
+  const ShapeDef box = box_shape(Vec3(0.16, 0.06, 0.06));
+  CollisionWorld w;
+  w.add_body(0, geometry(BodyKind::Dynamic, box));
+  w.add_body(1, geometry(BodyKind::Dynamic, box));
+  const std::vector<Pose> poses = {
+      pose_at(Vec3(-0.81184351042692804, 0.46289250803210619, 0.24720820114465325),
+              Quat(0.55363107945681733, 0.72871724056078746, 0.34935417794652041,
+                   0.20103599060929758)),
+      pose_at(Vec3(-0.72374287276792737, 0.42218048085075643, 0.15365086690838145),
+              Quat(-0.21281308495880638, 0.019828658301493895, 0.73164354668578968,
+                   -0.64731378463100653))};
+  std::vector<ContactPoint> out;
+  w.detect_pairs(poses, 0.05, out);
+  ASSERT_FALSE(out.empty());
+  // Support of a 16 x 6 x 6 cm box at `pose` along d (world): its farthest corner.
+  auto support = [](const Pose& pose, const Vec3& d) {
+    const Vec3 local = pose.orientation.conjugate() * d;
+    return d.dot(pose.position) + 0.08 * std::abs(local.x()) + 0.03 * std::abs(local.y()) +
+           0.03 * std::abs(local.z());
+  };
+  int separating = 0;
+  for (const ContactPoint& c : out) {
+    expect_consistent(c, poses);
+    EXPECT_GT(c.gap, -1e-3) << "feature " << c.feature;
+    // From body 1 towards body 0: body 0's lowest point along n above body 1's highest.
+    separating += -support(poses[0], -c.normal) - support(poses[1], c.normal) > -1e-3;
+  }
+  EXPECT_GE(separating, 1);
+}
+
 TEST(PairDetection, RoundPairsAndSeparation) {
   // A sphere resting on a box: one point below its centre.
   auto out = pair(box_shape(Vec3::Constant(0.2)), sphere_shape(0.05), Vec3(0.02, 0, 0.15 - 1e-4));
