@@ -411,27 +411,29 @@ bool box_face_contacts(const Placed& body, const Placed& other, const Vec3& n, d
 /// then up to three guarded faces, 4 points each).
 int reduce_boxes(const Placed& body, const Placed& other, const Vec3& n, double margin,
                  std::vector<Contact>& cand, Contact* out) {
+  const double band = kTieBand * body.prim->bound_radius;
   const std::size_t first = cand.size();
-  for_each_support_point(body, n, [&](const Vec3& p, std::uint32_t f) {
-    add_point_vs_solid(p, 0, other, false, kGuardFeature + f, margin, cand);
-  });
-  for_each_support_point(other, -n, [&](const Vec3& p, std::uint32_t f) {
-    add_point_vs_solid(p, 0, body, true, kGuardFeature + kColliderPointOffset + f, margin,
-                       cand);
-  });
-  // Guards only: a corner outside the other box (by more than the tie band: one on its
+  // A guard only for a corner outside `solid` (by more than the tie band: one on its
   // surface, as in an aligned stack, is the manifold's), over one of its faces (closest to a
   // face's inside, the normal that face's: near an edge the normal turns with the corner's
   // position, and a guard there would stop a box sliding back over the face it overhangs),
   // and off the manifold's normal.
-  const double band = kTieBand * body.prim->bound_radius;
-  const auto kept = std::remove_if(cand.begin() + first, cand.end(), [&](const Contact& c) {
-    const bool own = (c.feature - kGuardFeature) < kColliderPointOffset;  // a body corner
-    const Mat3& faces = own ? other.rotation : body.rotation;
-    const double face = (faces.transpose() * c.normal).cwiseAbs().maxCoeff();
-    return !(c.gap > band) || face < 1 - 1e-9 || c.normal.dot(n) >= kManifoldNormalCos;
+  auto guard = [&](const Vec3& p, const Placed& solid, bool flip, std::uint32_t feature) {
+    const std::size_t size = cand.size();
+    add_point_vs_solid(p, 0, solid, flip, feature, margin, cand);
+    if (cand.size() == size) return;
+    const Contact& c = cand.back();
+    const double face = (solid.rotation.transpose() * c.normal).cwiseAbs().maxCoeff();
+    if (!(c.gap > band) || face < 1 - 1e-9 || c.normal.dot(n) >= kManifoldNormalCos) {
+      cand.pop_back();
+    }
+  };
+  for_each_support_point(body, n, [&](const Vec3& p, std::uint32_t f) {
+    guard(p, other, false, kGuardFeature + f);
   });
-  cand.erase(kept, cand.end());
+  for_each_support_point(other, -n, [&](const Vec3& p, std::uint32_t f) {
+    guard(p, body, true, kGuardFeature + kColliderPointOffset + f);
+  });
   if (cand.size() == first) return reduce_manifold(cand.data(), int(cand.size()), out, band);
   return reduce_mesh_manifolds(cand.data(), int(cand.size()), out, band);
 }
