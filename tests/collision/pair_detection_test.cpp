@@ -153,6 +153,69 @@ TEST(PairDetection, BarelyTouchingBoxesGetASeparatingNormal) {
   EXPECT_GE(separating, 1);
 }
 
+/// Contacts of two 16 x 6 x 6 cm boxes at `a` and `b`, margin 0.2 m.
+std::vector<ContactPoint> box_pair(const Pose& a, const Pose& b) {
+  const ShapeDef box = box_shape(Vec3(0.16, 0.06, 0.06));
+  CollisionWorld w;
+  w.add_body(0, geometry(BodyKind::Dynamic, box));
+  w.add_body(1, geometry(BodyKind::Dynamic, box));
+  std::vector<ContactPoint> out;
+  w.detect_pairs({a, b}, 0.2, out);
+  for (const ContactPoint& c : out) expect_consistent(c, {a, b});
+  return out;
+}
+
+// A box falling flat onto a box tilted by about 15 degrees, 4.9 cm apart (falling_joints,
+// step 84): the closest points' direction is 8 degrees off either box's face, and the
+// manifold used to be the one nearest corner. The lower box's top face separates them
+// nearly as well (4.85 cm): the manifold is that face's, its corners clipped to the overlap,
+// with the face's normal.
+TEST(PairDetection, BoxesApartTakeTheFaceThatSeparatesThem) {
+  const Pose lower = pose_at(Vec3(-0.428438668603299, 0.59850807109412807, 0.36855960829981399),
+                             Quat(0.54953783720165883, -0.11259291772319836,
+                                  0.079286781390605771, 0.82404162920268698));
+  const Pose upper = pose_at(Vec3(-0.437516, 0.616273, 0.49783000000000716),
+                             Quat(0.52850472127052339, 0, 0, 0.84893036204082506));
+  const Vec3 top = lower.orientation * Vec3::UnitZ();  // the lower box's top face normal
+  int face = 0;
+  for (const ContactPoint& c : box_pair(lower, upper)) {
+    EXPECT_GT(c.gap, 0.048);
+    if ((c.normal + top).norm() < 1e-12) ++face;  // from the upper box towards the lower
+  }
+  EXPECT_EQ(face, 4);
+}
+
+// Two boxes 1 mm apart whose nearest features are two edges (a pair of falling_joints):
+// no face separates them, and the faces most aligned with the edges' direction n are
+// projected onto each other along n: several points with n as their normal, the nearest
+// at the boxes' distance.
+TEST(PairDetection, EdgesApartProjectTheFacesAlongTheirDirection) {
+  const Pose a = pose_at(Vec3(0.04790298139161675, 1.2764217148175734, 0.37326867942918851),
+                         Quat(0.87087078219506786, 0.16061704595715884, 0.20891741358002885,
+                              0.41489728797616615));
+  const Pose b = pose_at(Vec3(0.084649293299679962, 1.2522573000681929, 0.45946398172363634),
+                         Quat(0.045096372750620936, 0.00212091996607436, 0.010521064968612676,
+                              0.99892498519916939));
+  const auto out = box_pair(a, b);
+  ASSERT_FALSE(out.empty());
+  const Vec3 n = out.front().normal;
+  int along = 0;
+  double nearest = INFINITY;
+  for (const ContactPoint& c : out) {
+    if ((c.normal - n).norm() > 1e-12) continue;  // a corner guard
+    ++along;
+    nearest = std::min(nearest, c.gap);
+  }
+  EXPECT_GE(along, 3);
+  EXPECT_NEAR(nearest, 1.03e-3, 1e-5);
+  // n separates the boxes by that distance: a's lowest point along it above b's highest.
+  auto support = [](const Pose& pose, const Vec3& d) {
+    const Vec3 local = pose.orientation.conjugate() * d;
+    return d.dot(pose.position) + Vec3(0.08, 0.03, 0.03).dot(local.cwiseAbs());
+  };
+  EXPECT_NEAR(-support(a, -n) - support(b, n), nearest, 1e-9);
+}
+
 TEST(PairDetection, RoundPairsAndSeparation) {
   // A sphere resting on a box: one point below its centre.
   auto out = pair(box_shape(Vec3::Constant(0.2)), sphere_shape(0.05), Vec3(0.02, 0, 0.15 - 1e-4));
