@@ -216,6 +216,29 @@ TEST(PairDetection, EdgesApartProjectTheFacesAlongTheirDirection) {
   EXPECT_NEAR(-support(a, -n) - support(b, n), nearest, 1e-9);
 }
 
+// Two boxes 2 mm into each other, the axis of least overlap half a degree off the lower
+// box's top face (a pair of falling_joints): that face holds the manifold, four points
+// with its normal, where the axis's support points were one corner (the upper box, turning
+// about it at 33 rad/s, came 6 cm in within the step).
+TEST(PairDetection, OverlappingBoxesTakeTheFaceNearlyAsShallow) {
+  const Pose a = pose_at(Vec3(0.043069104390656095, -0.85356118763705446, 0.31927056070691207),
+                         Quat(0.78437750036612719, -0.15626256503267894, 0.058424246518347454,
+                              0.5974282844890737));
+  const Pose b = pose_at(Vec3(0.0584138178833487, -0.84316008038552315, 0.38203715516914588),
+                         Quat(0.916064072696817, -0.12393848544098966, 0.031378091514843123,
+                              0.38010693484018476));
+  const Vec3 top = a.orientation * Vec3::UnitZ();  // a's top face normal
+  int face = 0;
+  double deepest = INFINITY;
+  for (const ContactPoint& c : box_pair(a, b)) {
+    if ((c.normal + top).norm() > 1e-12) continue;  // a corner guard
+    ++face;
+    deepest = std::min(deepest, c.gap);
+  }
+  EXPECT_EQ(face, 4);
+  EXPECT_NEAR(deepest, -2.0e-3, 1e-4);
+}
+
 TEST(PairDetection, RoundPairsAndSeparation) {
   // A sphere resting on a box: one point below its centre.
   auto out = pair(box_shape(Vec3::Constant(0.2)), sphere_shape(0.05), Vec3(0.02, 0, 0.15 - 1e-4));
