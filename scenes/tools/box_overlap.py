@@ -72,8 +72,12 @@ def main():
     sys.path.insert(0, args.module)
     import mabd  # noqa: E402
 
-    scene = json.load(open(args.scene))
-    world = mabd.load_scene(args.scene)
+    try:
+        with open(args.scene) as f:
+            scene = json.load(f)
+        world = mabd.load_scene(args.scene)
+    except (OSError, ValueError, RuntimeError) as e:
+        sys.exit(f'{args.scene}: {e}')
     boxes, half = [], []
     for body in scene['bodies']:
         if body.get('shape', {}).get('type') == 'box':

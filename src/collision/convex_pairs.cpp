@@ -216,12 +216,18 @@ void round_axis(const Placed& p, Vec3& a, Vec3& b) {
 
 double support_extent(const Placed& p, const Vec3& d);
 
+/// Separation of `body` from `other` along u (unit, from `other` towards `body`): the body's
+/// lowest point along u above the other's highest (m); negative where they overlap.
+double separation(const Placed& body, const Placed& other, const Vec3& u) {
+  return -support_extent(body, -u) - support_extent(other, u);
+}
+
 /// Whether GJK's closest points `g` of two shapes apart (g.distance > 0) hold: their
 /// supports along its normal are its distance apart (to the tie band). Near touching, GJK
 /// found two boxes of falling_joints 3e-10 m apart along a direction in which they overlapped
 /// by 23 cm, and the manifold on it reported that overlap as their depth.
 bool gjk_separates(const Placed& body, const Placed& other, const GjkResult& g) {
-  const double sep = -support_extent(body, -g.normal) - support_extent(other, g.normal);
+  const double sep = separation(body, other, g.normal);
   const double band = kTieBand * std::max(body.prim->bound_radius, other.prim->bound_radius);
   return sep >= g.distance - band;
 }
@@ -302,7 +308,7 @@ Vec3 separating_axis(const Placed& body, const Placed& other, const Vec3& hint) 
     u /= len;
     if (u.dot(between) < 0) u = -u;
     // Separation along u: the body's lowest point above the other's highest.
-    const double sep = -support_extent(body, -u) - support_extent(other, u) - (face ? 0 : tie);
+    const double sep = separation(body, other, u) - (face ? 0 : tie);
     if (sep > best_sep) {
       best_sep = sep;
       best = u;
@@ -356,11 +362,12 @@ bool box_face_contacts(const Placed& body, const Placed& other, const Vec3& n, d
   Vec3 out_n = ref == 0 ? n : Vec3(-n);  // the reference face's outward normal
   normal = n;
   bool along_n = false;  // points projected onto the reference face along n, not its normal
-  if (align[ref] < std::cos(1e-3)) {
+  const bool turned = align[ref] < std::cos(1e-3);  // n is not a face normal
+  if (turned) {
     // Separation along n (negative: overlap), and the least a face axis must have to take
     // its place: 6% less apart, 6% deeper overlapping (as box-box detectors prefer faces to
     // edges within a fudge factor).
-    const double sep_n = -support_extent(body, -n) - support_extent(other, n);
+    const double sep_n = separation(body, other, n);
     const double needed = sep_n >= 0 ? kFaceAxisCos * sep_n : sep_n / kFaceAxisCos;
     // The face axis of largest separation (the body's lowest point along it above the
     // other's highest), each axis turned to point from `other` towards `body`.
@@ -371,7 +378,7 @@ bool box_face_contacts(const Placed& body, const Placed& other, const Vec3& n, d
       for (int k = 0; k < 3; ++k) {
         Vec3 u = box[s]->rotation.col(k);
         if (u.dot(n) < 0) u = -u;
-        const double sep = -support_extent(body, -u) - support_extent(other, u);
+        const double sep = separation(body, other, u);
         if (sep > best_sep) {
           best_sep = sep;
           face_ref = s;
@@ -438,7 +445,6 @@ bool box_face_contacts(const Placed& body, const Placed& other, const Vec3& n, d
   }
   // Faces that do not face each other (the clipped face empty, or no point of it within the
   // margin though the boxes are that close): the caller's points instead.
-  const bool turned = along_n || normal != n;
   const std::size_t first = cand.size();
   const std::uint32_t feature_base = 64 + 16 * std::uint32_t(ref * 6 + ra * 2 + (sign_r > 0));
   for (std::size_t k = 0; k < poly.size(); ++k) {
