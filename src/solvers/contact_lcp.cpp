@@ -390,10 +390,12 @@ int sweep_qp(const ContactLcp& p, const LcpBlocks& K, Eigen::VectorXd& lo, Eigen
   std::vector<char> idle(n, 0), last_set(until_stable ? n : 0, 3);
   int stable = 0;
   converged = false;
+  // The sweeps are the solve (no active-set loop follows them): a large group without pivots.
+  const bool sole = follow != nullptr || o.max_pivots == 0;
   int sweep = 0;
   while (sweep < budget) {
     const bool full = sweep % kFullSweep == 0 || sweep + 1 == budget;
-    double change = 0, scale = 0;
+    double change = 0, scale = 0, gap = 0;
     auto update = [&](int r, double K_lambda) {
       const double step = (p.b[r] - K_lambda) * stiff[r];
       lambda[r] = std::clamp(lambda[r] + step, lo[r], hi[r]);
@@ -426,6 +428,7 @@ int sweep_qp(const ContactLcp& p, const LcpBlocks& K, Eigen::VectorXd& lo, Eigen
           lambda[r] = std::clamp(lambda[r], lo[r], hi[r]);  // an idle row on a moved bound
         }
         moved[t] = lambda[r] - old;
+        if (stiff[r] > 0) gap = std::max(gap, std::abs(moved[t]) / stiff[r]);
         change = std::max(change, std::abs(moved[t]));
         scale = std::max(scale, std::abs(lambda[r]));
       }
@@ -438,11 +441,13 @@ int sweep_qp(const ContactLcp& p, const LcpBlocks& K, Eigen::VectorXd& lo, Eigen
         update(r, K.scalar_times(r, lambda));
       }
       change = std::max(change, std::abs(lambda[r] - old));
+      if (stiff[r] > 0) gap = std::max(gap, std::abs(lambda[r] - old) / stiff[r]);
       scale = std::max(scale, std::abs(lambda[r]));
     }
     ++result.sweeps;
     ++sweep;
-    if (full && change <= o.tolerance * scale) {
+    if (full && sole) result.sweep_gap = gap;
+    if (full && (change <= o.tolerance * scale || (sole && gap <= o.gap_tolerance))) {
       converged = true;
       break;
     }
@@ -801,6 +806,7 @@ LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
     total.large_failed = total.large_failed || r.large_failed;
     total.residual = std::max(total.residual, r.residual);
     total.bound_change = std::max(total.bound_change, r.bound_change);
+    total.sweep_gap = std::max(total.sweep_gap, r.sweep_gap);
   }
   return total;
 }

@@ -55,6 +55,10 @@ struct LcpOptions {
   /// Large groups without pivots: projected Gauss-Seidel sweeps at most, all rounds in one
   /// (the friction bounds follow each point's normal force within the sweeps).
   int follow_sweeps = 200;
+  /// Sweeps without pivots after them (large groups without pivots, or max_pivots = 0) also
+  /// end on a full sweep whose largest change of a row's value, K_rr times the change of its
+  /// multiplier, is at most this (m; 0: only the relative tolerance ends them).
+  double gap_tolerance = 0;
 };
 
 struct LcpResult {
@@ -75,6 +79,10 @@ struct LcpResult {
   /// A large group (LcpOptions::large_group_rows) ended its active-set loop failed (kept the
   /// sweeps').
   bool large_failed = false;
+  /// The largest change of a row's value (m) in the last full sweep of a group whose sweeps
+  /// were its solve, with no pivots after them (the most over such groups; 0 if none): how
+  /// far its multipliers were from a fixed point of the sweeps.
+  double sweep_gap = 0;
 };
 
 struct LcpWorkspace;  // solvers/lcp_workspace.h

@@ -95,8 +95,9 @@ class ContactSchur {
   /// where they are a quarter of the points or fewer, else those and the points touching at y
   /// (normal row value C + G_c y < 0). The points left out keep lambda = 0; any of them that
   /// the increment pushes through (value + G_c (y - dy) < 0) joins the set, which is solved
-  /// again from the same warm start. The result solves the whole problem; D is assembled only
-  /// on the set (most candidate points of a speculative margin never touch).
+  /// again from the same warm start (or, where a group's sweeps are its solve, from the last
+  /// set's multipliers: LcpResult::sweep_gap). The result solves the whole problem; D is
+  /// assembled only on the set (most candidate points of a speculative margin never touch).
   void set_screening(bool on) { screening_ = on; }
   /// dy = M_J^{-1} G_c^T lambda per body for the rows of the last assemble() or solve().
   void increment(const ContactRows& rows, const std::vector<char>& jointed,

@@ -254,6 +254,25 @@ TEST_P(ContactSchurTest, MatchesDenseKktReference) {
   }
 }
 
+/// Candidate points mostly apart (a speculative margin), one in four touching, on the bodies
+/// of build_joints with a random increment y.
+struct ScreeningCase {
+  ScreeningCase(std::mt19937& rng, int points, double mu)
+      : ops(9, rng), contacts(), y(9) {
+    build_joints(joints, ops, rng);
+    contacts = random_contacts(rng, points, 9, mu);
+    std::uniform_real_distribution<double> gap(1e-4, 4e-3), u(-1e-3, 1e-3);
+    for (int k = 0; k < points; ++k) {
+      if (k % 4 != 0) contacts.value[3 * k] = gap(rng);  // apart at the start
+    }
+    for (auto& v : y) v = Vec12::NullaryExpr([&] { return 0.3 * u(rng); });
+  }
+  TestBodies ops;
+  Joints joints;
+  ContactRows contacts;
+  std::vector<Vec12> y;
+};
+
 // Screening (set_screening): the working sets give the whole problem's multipliers and
 // increment, while assembling D on fewer points; points pushed through by the first set's
 // increment join a second one. Candidates mostly apart (a speculative margin), a few touching.
@@ -263,16 +282,11 @@ TEST_P(ContactSchurTest, ScreeningSolvesTheWholeProblem) {
   int left_out = 0, second_sets = 0;
   for (int seed = 1; seed <= 12; ++seed) {
     std::mt19937 rng(100 + seed);
-    TestBodies ops(9, rng);
-    Joints joints;
-    build_joints(joints, ops, rng);
-    ContactRows contacts = random_contacts(rng, kPoints, 9, mu);
-    std::uniform_real_distribution<double> gap(1e-4, 4e-3), u(-1e-3, 1e-3);
-    for (int k = 0; k < kPoints; ++k) {
-      if (k % 4 != 0) contacts.value[3 * k] = gap(rng);  // apart at the start
-    }
-    std::vector<Vec12> y(9);
-    for (auto& v : y) v = Vec12::NullaryExpr([&] { return 0.3 * u(rng); });
+    ScreeningCase c(rng, kPoints, mu);
+    const TestBodies& ops = c.ops;
+    Joints& joints = c.joints;
+    const ContactRows& contacts = c.contacts;
+    const std::vector<Vec12>& y = c.y;
 
     ContactSchur whole;
     Eigen::VectorXd ref;
@@ -315,6 +329,63 @@ TEST_P(ContactSchurTest, ScreeningSolvesTheWholeProblem) {
   // The path is exercised: sets smaller than the problem, and points joining after a solve.
   EXPECT_GT(left_out, 12);
   EXPECT_GT(second_sets, 0);
+}
+
+/// The largest move of a row's value (m) that one projected Gauss-Seidel update from lambda
+/// would make on problem p (the friction bounds from lambda's own normal forces): 0 at the
+/// solution, and what the sweeps' gap tolerance bounds.
+double sweep_gap(const ContactLcp& p, const Eigen::VectorXd& lambda) {
+  const Eigen::VectorXd w = p.b - p.D * lambda - p.alpha.cwiseProduct(lambda);
+  double worst = 0;
+  for (int r = 0; r < p.size(); ++r) {
+    const int k = r / 3;
+    const double bound = p.mu[k] * std::max(-lambda[3 * k], 0.0);
+    const double lo = r % 3 == 0 ? -1e300 : -bound, hi = r % 3 == 0 ? 0.0 : bound;
+    const double K = p.D.coeff(r, r) + p.alpha[r];
+    const double moved = std::clamp(lambda[r] + w[r] / K, lo, hi) - lambda[r];
+    worst = std::max(worst, std::abs(moved) * K);
+  }
+  return worst;
+}
+
+// Screening of a large group that keeps to the sweeps (a pile of boxes): sets after the first
+// start from the last set's multipliers and sweep only until no row moves by more than twice
+// what the first set's last sweep moved, instead of their whole budget again from the warm
+// start. The result is as near a fixed point of the sweeps on the whole problem as its last
+// sweep reports.
+TEST_P(ContactSchurTest, LaterSetsOfSweptGroupsCarryTheLastSetsMultipliers) {
+  const double mu = GetParam();
+  constexpr int kPoints = 24;
+  constexpr int kBudget = 20;
+  LcpOptions swept;
+  swept.large_group_rows = 3;  // every group of two points or more: large
+  swept.pivot_large_groups = false;
+  swept.tolerance = 0;  // only the budget and the gap end the sweeps
+  swept.max_sweeps = kBudget;
+  swept.follow_sweeps = kBudget;
+  int carried = 0, sweeps = 0, budgets = 0;
+  for (int seed = 1; seed <= 12; ++seed) {
+    std::mt19937 rng(100 + seed);
+    ScreeningCase c(rng, kPoints, mu);
+    ContactSchur whole;
+    Eigen::VectorXd unscreened;  // the solve gives whole.problem(): all points
+    std::vector<Vec12> dy;
+    solve_over_tree(whole, c.contacts, c.ops, c.joints, c.y, unscreened, dy, swept);
+    ContactSchur screened;
+    screened.set_screening(true);
+    Eigen::VectorXd lambda;
+    const LcpResult r =
+        solve_over_tree(screened, c.contacts, c.ops, c.joints, c.y, lambda, dy, swept);
+    if (screened.working_sets() < 2 || r.sweep_gap == 0) continue;
+    ++carried;
+    sweeps += r.sweeps;
+    budgets += screened.working_sets() * kBudget;
+    // One more sweep on the whole problem (the points left out included) moves no row much
+    // more than the last sweep did (1e-15 m: round-off).
+    EXPECT_LT(sweep_gap(whole.problem(), lambda), 3 * r.sweep_gap + 1e-15) << "seed " << seed;
+  }
+  EXPECT_GT(carried, 0);  // the path is exercised
+  EXPECT_LT(sweeps, budgets);
 }
 
 INSTANTIATE_TEST_SUITE_P(Friction, ContactSchurTest, ::testing::Values(0.0, 0.5),
