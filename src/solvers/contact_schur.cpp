@@ -418,67 +418,6 @@ const ContactLcp& ContactSchur::assemble(const ContactRows& rows, const BodyOper
   return lcp_;
 }
 
-void ContactSchur::assemble_blocks(const ContactRows& rows,
-                                   const std::vector<std::uint32_t>& articulation,
-                                   const std::vector<char>& jointed, const JointBlock& block) {
-  const int n = rows.size();
-  trip_.clear();
-  auto body_of = [&](int r, int side) { return side == 0 ? rows.a[r] : rows.b[r]; };
-  auto g_of = [&](int r, int side) -> const Vec12& { return side == 0 ? rows.ga[r] : rows.gb[r]; };
-  auto w_of = [&](int r, int side) -> const Vec12& { return side == 0 ? wa_[r] : wb_[r]; };
-  // G_c H^{-1} G_c^T: rows meet on the bodies they share.
-  std::unordered_map<std::int32_t, std::vector<std::pair<int, int>>> sides_of_body;
-  for (int r = 0; r < n; ++r) {
-    for (int side = 0; side < 2; ++side) {
-      if (body_of(r, side) >= 0) sides_of_body[body_of(r, side)].emplace_back(r, side);
-    }
-  }
-  for (const auto& [body, sides] : sides_of_body) {
-    for (const auto& [i, si] : sides) {
-      for (const auto& [j, sj] : sides) trip_.emplace_back(i, j, g_of(i, si).dot(w_of(j, sj)));
-    }
-  }
-  // Less the joints' share, one block per articulation with a jointed body under a row.
-  std::unordered_map<std::uint32_t, std::vector<int>> rows_of_art;
-  for (int r = 0; r < n; ++r) {
-    for (int side = 0; side < 2; ++side) {
-      const std::int32_t body = body_of(r, side);
-      if (body >= 0 && jointed[body]) rows_of_art[articulation[body]];
-    }
-  }
-  for (int r = 0; r < n; ++r) {
-    for (int side = 0; side < 2; ++side) {
-      const std::int32_t body = body_of(r, side);
-      if (body < 0) continue;
-      auto it = rows_of_art.find(articulation[body]);
-      if (it != rows_of_art.end() && (it->second.empty() || it->second.back() != r)) {
-        it->second.push_back(r);
-      }
-    }
-  }
-  std::vector<BlockColumn> columns;
-  Eigen::MatrixXd C;
-  for (const auto& [art, list] : rows_of_art) {
-    columns.assign(list.size(), BlockColumn{});
-    for (std::size_t c = 0; c < list.size(); ++c) {
-      for (int side = 0; side < 2; ++side) {
-        const std::int32_t body = body_of(list[c], side);
-        if (body < 0 || articulation[body] != art) continue;
-        columns[c].body[side] = body;
-        columns[c].w[side] = w_of(list[c], side);
-      }
-    }
-    block(art, columns, C);
-    ++responses_;
-    for (std::size_t j = 0; j < list.size(); ++j) {
-      for (std::size_t i = 0; i < list.size(); ++i) {
-        if (C(i, j) != 0) trip_.emplace_back(list[i], list[j], -C(i, j));
-      }
-    }
-  }
-  symmetric_.assemble(n, trip_, lcp_.D);
-}
-
 bool ContactSchur::add_response(const ContactRows& rows, const std::vector<char>& jointed,
                                 std::vector<Vec12>& z, int r, double l) {
   auto joined = [&](std::int32_t i) { return i >= 0 && jointed[i] != 0; };

@@ -171,6 +171,14 @@ class ContactSchur {
   std::vector<std::uint32_t> touched_;
   std::vector<Eigen::Triplet<double>> trip_;
   SymmetricAssembly symmetric_;  ///< D = 0.5 (D + D^T) from trip_
+  // assemble_blocks: its groups (articulations, lone bodies) and their dense blocks.
+  std::unordered_map<std::uint32_t, int> art_group_;
+  std::unordered_map<std::int32_t, int> body_group_;
+  std::vector<std::int64_t> group_key_;  ///< articulation, or -1 - body for a lone body
+  std::vector<int> side_group_, side_pos_;  ///< per row side: its group, its place in it
+  std::vector<int> group_start_, group_rows_, fill_;
+  std::vector<std::size_t> block_start_;
+  std::vector<double> block_;
   int responses_ = 0;
   bool dy_through_joints_ = false;
   // Clusters (find_clusters, solve_clusters).
