@@ -768,7 +768,6 @@ LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
   LcpResult total;
   total.exact = true;
   ContactLcp& sub = ws.sub;
-  std::vector<Eigen::Triplet<double>>& trip = ws.trip;
   for (const std::vector<int>& rows : rows_of) {
     const int m = static_cast<int>(rows.size());
     for (int e = 0; e < m; ++e) local[rows[e]] = e;
@@ -779,7 +778,13 @@ LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
     sub.alpha.resize(m);
     sub.b.resize(m);
     Eigen::VectorXd sub_lambda(m);
-    trip.clear();
+    // The group's columns of D, their rows renumbered: a group's rows are ascending, so each
+    // column's rows stay ascending and the columns copy straight into compressed form.
+    int nnz = 0;
+    for (int e = 0; e < m; ++e) nnz += static_cast<int>(p.D.innerVector(rows[e]).nonZeros());
+    sub.D.resize(m, m);
+    sub.D.resizeNonZeros(nnz);
+    int at = 0;
     for (int e = 0; e < m; ++e) {
       const int r = rows[e];
       if (r < 3 * points) {
@@ -791,12 +796,13 @@ LcpResult solve_contact_lcp(const ContactLcp& p, Eigen::VectorXd& lambda,
       sub.alpha[e] = p.alpha[r];
       sub.b[e] = p.b[r];
       sub_lambda[e] = lambda[r];
+      sub.D.outerIndexPtr()[e] = at;
       for (SpMat::InnerIterator it(p.D, r); it; ++it) {
-        trip.emplace_back(local[it.row()], e, it.value());
+        sub.D.innerIndexPtr()[at] = local[it.row()];
+        sub.D.valuePtr()[at++] = it.value();
       }
     }
-    sub.D.resize(m, m);
-    sub.D.setFromTriplets(trip.begin(), trip.end());
+    sub.D.outerIndexPtr()[m] = at;
     const LcpResult r = solve_rounds(sub, sub_lambda, options, ws.blocks);
     for (int e = 0; e < m; ++e) lambda[rows[e]] = sub_lambda[e];
     total.sweeps += r.sweeps;

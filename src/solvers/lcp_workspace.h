@@ -15,7 +15,6 @@ namespace mabd::detail {
 struct LcpWorkspace {
   LcpBlocks blocks;
   ContactLcp sub;  ///< one group's problem
-  std::vector<Eigen::Triplet<double>> trip;
   std::vector<int> group, local;
 };
 
