@@ -222,6 +222,37 @@ double separation(const Placed& body, const Placed& other, const Vec3& u) {
   return -support_extent(body, -u) - support_extent(other, u);
 }
 
+/// Whether two boxes are `margin` or more apart along one of the 15 axes of the separating-
+/// axis test (their faces' normals and the cross products of their edges). The separation
+/// along any unit axis is at most the boxes' distance, so GJK finds such boxes apart too.
+bool boxes_apart(const Placed& a, const Placed& b, double margin) {
+  const Vec3& ha = a.prim->half_extents;
+  const Vec3& hb = b.prim->half_extents;
+  const Mat3 R = a.rotation.transpose() * b.rotation;  // b's axes in a's frame
+  const Mat3 abs_r = R.cwiseAbs();
+  const Vec3 t = a.rotation.transpose() * (b.translation - a.translation);  // m, a's frame
+  for (int i = 0; i < 3; ++i) {
+    if (std::abs(t[i]) - ha[i] - hb.dot(abs_r.row(i)) >= margin) return true;
+  }
+  for (int j = 0; j < 3; ++j) {
+    if (std::abs(t.dot(R.col(j))) - ha.dot(abs_r.col(j)) - hb[j] >= margin) return true;
+  }
+  for (int i = 0; i < 3; ++i) {
+    const int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+    for (int j = 0; j < 3; ++j) {
+      const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+      // u = a_i x b_j, of length sqrt(1 - R_ij^2): nearly parallel edges give no axis.
+      const double length = std::sqrt(std::max(0.0, 1 - R(i, j) * R(i, j)));
+      if (length < 1e-6) continue;
+      const double ra = ha[i1] * abs_r(i2, j) + ha[i2] * abs_r(i1, j);
+      const double rb = hb[j1] * abs_r(i, j2) + hb[j2] * abs_r(i, j1);
+      const double d = std::abs(t[i2] * R(i1, j) - t[i1] * R(i2, j));
+      if (d - ra - rb >= margin * length) return true;
+    }
+  }
+  return false;
+}
+
 /// Whether GJK's closest points `g` of two shapes apart (g.distance > 0) hold: their
 /// supports along its normal are its distance apart (to the tie band). Near touching, GJK
 /// found two boxes of falling_joints 3e-10 m apart along a direction in which they overlapped
@@ -511,6 +542,10 @@ int collide_polytopes(const Placed& body, const Placed& other, double margin,
                       NarrowScratch& scratch, Contact* out) {
   auto& cand = scratch.candidates;
   cand.clear();
+  const bool boxes = body.prim->type == ShapeType::Box && other.prim->type == ShapeType::Box;
+  // Two thirds of the box pairs that reach GJK in a settled pile are apart beyond the margin;
+  // the separating-axis test tells most of them at a fraction of its cost.
+  if (boxes && boxes_apart(body, other, margin)) return 0;
   GjkResult g;
   bool have_gjk = gjk_closest(body, other, g);
   if (have_gjk && g.distance >= margin) return 0;
@@ -520,7 +555,6 @@ int collide_polytopes(const Placed& body, const Placed& other, double margin,
       have_gjk ? g.normal : Vec3((body.bound_center() - other.bound_center()).normalized());
   // Apart: the closest-point direction; overlapping: the axis of least penetration.
   const Vec3 n = have_gjk && g.distance > 0 ? hint : separating_axis(body, other, hint);
-  const bool boxes = body.prim->type == ShapeType::Box && other.prim->type == ShapeType::Box;
   Vec3 face_n;
   if (boxes && box_face_contacts(body, other, n, margin, cand, face_n)) {
     return reduce_boxes(body, other, face_n, margin, cand, out);

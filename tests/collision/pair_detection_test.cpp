@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
 #include "collision_test_util.h"
 #include "mabd/error.h"
@@ -163,6 +164,46 @@ std::vector<ContactPoint> box_pair(const Pose& a, const Pose& b) {
   w.detect_pairs({a, b}, 0.2, out);
   for (const ContactPoint& c : out) expect_consistent(c, {a, b});
   return out;
+}
+
+/// The distance (m) of two boxes of half extents `h` at poses a and b, by alternating
+/// projections of a point onto each box (they converge to a closest pair of convex sets).
+double box_distance(const Vec3& h, const Pose& a, const Pose& b) {
+  auto project = [&](const Pose& p, const Vec3& x) {
+    const Mat3 R = p.orientation.toRotationMatrix();
+    const Vec3 local = (R.transpose() * (x - p.position)).cwiseMax(-h).cwiseMin(h);
+    return Vec3(R * local + p.position);
+  };
+  Vec3 x = a.position, y = b.position;
+  for (int k = 0; k < 20000; ++k) {
+    x = project(a, y);
+    y = project(b, x);
+  }
+  return (x - y).norm();
+}
+
+// Random pairs of boxes up to 30 cm apart, in any orientation: those nearer than the margin
+// (against an independent distance) give contact points, those beyond it none, whether the
+// separating-axis test or GJK decides it.
+TEST(PairDetection, BoxesWithinTheMarginAndBeyondIt) {
+  const Vec3 h(0.08, 0.03, 0.03);
+  const double margin = 0.2;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int within = 0, beyond = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Quat qa = Quat(u(rng), u(rng), u(rng), u(rng)).normalized();
+    const Quat qb = Quat(u(rng), u(rng), u(rng), u(rng)).normalized();
+    const Vec3 dir = Vec3(u(rng), u(rng), u(rng)).normalized();
+    const Pose a = pose_at(Vec3::Zero(), qa), b = pose_at((0.1 + 0.4 * (u(rng) + 1)) * dir, qb);
+    const double d = box_distance(h, a, b);
+    if (std::abs(d - margin) < 1e-4) continue;  // at the margin: either answer
+    const bool touching = !box_pair(a, b).empty();
+    EXPECT_EQ(touching, d < margin) << "trial " << trial << ", distance " << d;
+    (d < margin ? within : beyond) += 1;
+  }
+  EXPECT_GT(within, 50);
+  EXPECT_GT(beyond, 50);
 }
 
 // A box falling flat onto a box tilted by about 15 degrees, 4.9 cm apart (falling_joints,
