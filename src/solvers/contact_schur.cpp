@@ -282,9 +282,10 @@ LcpResult ContactSchur::solve_one(const ContactRows& rows, const BodyOperators& 
       }
       to.tail(m - mc) = from.tail(n - nc);
     };
-    // Every set from the warm start: the path of one solve. (With friction the bounds' fixed
-    // point need not be unique; from the last set's multipliers a penalty stack of boxes
-    // ended on another one, friction forces fighting each other inside it, and diverged.)
+    // Without carry, every set from the warm start: the path of one solve. (With friction the
+    // bounds' fixed point need not be unique; from the last set's multipliers a penalty stack
+    // of boxes, its groups solved by pivots, ended on another one, friction forces fighting
+    // each other inside it, and diverged.)
     gather(carry ? lambda : lambda0_, sub_lambda);
     if (applied != nullptr) gather(*applied, sub_applied);
     add(solve_all(sub_, ops, articulation, jointed, response, y, sub_lambda, dy,
