@@ -25,8 +25,9 @@ void ContactSchur::assemble_blocks(const ContactRows& rows,
   for (int r = 0; r < n; ++r) {
     for (int side = 0; side < 2; ++side) {
       const std::int32_t body = body_of(r, side);
-      if (body >= 0 && jointed[body] && art_group_.emplace(articulation[body], 0).second) {
-        art_group_[articulation[body]] = static_cast<int>(group_key_.size());
+      if (body < 0 || !jointed[body]) continue;
+      const int next = static_cast<int>(group_key_.size());
+      if (art_group_.emplace(articulation[body], next).second) {
         group_key_.push_back(static_cast<std::int64_t>(articulation[body]));
       }
     }
