@@ -279,7 +279,8 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(
     }
   }
   a.w_begin.back() = static_cast<int>(a.w.size());
-  // S_rs = sum over bodies of g_r . H^{-1} g_s, plus the compliances.
+  // S_rs = sum over bodies of g_r . H^{-1} g_s, plus the compliances: every entry for the
+  // dense factor, the lower triangle (r >= s), all that it reads, for the sparse LDLT.
   Eigen::MatrixXd S;
   std::vector<Eigen::Triplet<double>> sparse_trip;
   if (a.use_dense) S = Eigen::MatrixXd::Zero(m, m);
@@ -289,6 +290,7 @@ World::Impl::ArticulationFactor& World::Impl::articulation_factor(
     for (const auto& [lr, wr] : wb) {
       const Vec12& gr = rs.g_of(a.rows[lr], b);
       for (const auto& [ls, ws] : wb) {
+        if (!a.use_dense && ls > lr) continue;
         const double v = gr.dot(ws);
         if (a.use_dense) {
           S(lr, ls) += v;
