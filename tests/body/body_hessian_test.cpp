@@ -150,6 +150,21 @@ TEST(Rotation, PolarDecompositionIsExact) {
       EXPECT_LT((R.transpose() * R - Mat3::Identity()).norm(), 1e-15 * 10) << "strain " << strain;
     }
   }
+  // Shears of unit volume, far from any rotation: the first iteration goes unscaled there
+  // (the volume is not off), and the iteration still ends on the polar factor.
+  for (const double shear : {0.3, 1.0, 3.0}) {
+    const Mat3 R0 =
+        Eigen::Quaterniond(u(rng), u(rng), u(rng), u(rng)).normalized().toRotationMatrix();
+    Mat3 S = Mat3::Identity();
+    S(0, 1) = shear;
+    const Mat3 A = R0 * S;
+    ASSERT_NEAR(A.determinant(), 1.0, 1e-12);
+    Mat3 R;
+    ASSERT_TRUE(polar_rotation(A, R));
+    Eigen::JacobiSVD<Mat3> svd(A, Eigen::ComputeFullU | Eigen::ComputeFullV);
+    EXPECT_LT((R - svd.matrixU() * svd.matrixV().transpose()).norm(), 1e-12) << "shear " << shear;
+    EXPECT_LT((R.transpose() * R - Mat3::Identity()).norm(), 1e-13) << "shear " << shear;
+  }
   Mat3 R;
   Mat3 inverted = Mat3::Identity();
   inverted(0, 0) = -1;
