@@ -97,6 +97,7 @@ void World::step() {
 void World::Impl::advance(bool trial) {
   auto t_phase = Clock::now();
   if (settings.threads > 1 && !pool) pool.workers = std::make_unique<detail::ThreadPool>(settings.threads);
+  refresh_coefs();
   q_prev = q;
   impact.assign(bodies.size(), 0);
   iterative_stalled = false;
@@ -563,12 +564,31 @@ void World::Impl::consistent_start() {
 //   implicit Euler:    qhat = q + h qdot + h^2 M^{-1} f_ext
 // qhat - q^n of body i (its inputs qdot, acc, qddot and the loads change only in finish_step,
 // so it is recomputed where needed rather than stored).
+World::Impl::StepCoefs::StepCoefs(const WorldSettings& s)
+    : dt(s.dt), rho(s.spectral_radius), integration(s.time_integration) {
+  const double h = s.dt;
+  if (integration == TimeIntegration::ImplicitEuler) {
+    bh2 = h * h;
+  } else {
+    const double r = s.spectral_radius;
+    Alpha& p = alpha;
+    p.am = (2 * r - 1) / (r + 1);
+    p.af = r / (r + 1);
+    p.gamma = 0.5 + p.af - p.am;
+    p.beta = 0.25 * (p.gamma + 0.5) * (p.gamma + 0.5);
+    bh2 = (1 - p.af) * p.beta * h * h / (1 - p.am);
+    c_acc = h * h * (0.5 - p.beta) - bh2 * p.am / (1 - p.af);
+    c_qdd = bh2 * p.af / (1 - p.af);
+  }
+  ih2 = 1.0 / bh2;
+}
+
 Vec12 World::Impl::d_hat(std::size_t i) const {
-  const double h = settings.dt, bh2 = beta_h2();
-  Vec12 d = h * qdot[i] + bh2 * minv_fext(i);
-  if (settings.time_integration == TimeIntegration::GeneralizedAlpha) {
-    const Alpha p = alpha();
-    d += h * h * (0.5 - p.beta) * acc[i] + bh2 * (p.af * qddot_of(i) - p.am * acc[i]) / (1 - p.af);
+  const StepCoefs fresh = coefs.fits(settings) ? StepCoefs() : StepCoefs(settings);
+  const StepCoefs& c = coefs.fits(settings) ? coefs : fresh;
+  Vec12 d = c.dt * qdot[i] + c.bh2 * minv_fext(i);
+  if (c.integration == TimeIntegration::GeneralizedAlpha) {
+    d += c.c_acc * acc[i] + c.c_qdd * qddot_of(i);
   }
   return d;
 }
@@ -729,22 +749,32 @@ void World::Impl::body_operators() {
 void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& P,
                                       std::vector<Mat3>& Cs, std::vector<Mat12x3>& Zs) {
   geo[i] = -1;
-  const Mat3 tau = 0.5 * (P * A.transpose() + A * P.transpose());
+  const Mat3 PAt = P * A.transpose();
+  const Mat3 tau = 0.5 * (PAt + PAt.transpose());  // (P A^T + A P^T) / 2
   const auto& body = bodies[i];
+  const double ih2 = 1.0 / beta_h2();
+  const Vec3& sigma = body.sigma();
+  const double sigma_sum = sigma.sum();
   // Cheap exit: every eigenvalue of K3 is below 2 |tau|_F.
-  const double min_inertia = (body.sigma().sum() - body.sigma().maxCoeff()) / beta_h2();
+  const double min_inertia = (sigma_sum - sigma.maxCoeff()) * ih2;
   if (2 * tau.norm() < kGeoRatio * min_inertia) return;
   Mat3 K3 = tau.trace() * Mat3::Identity() - tau;
   // Only where the dropped term is not small against the rotational inertia / (beta h^2)
   // that Hb keeps on the same directions: there Newton converges without it, and adding it
   // to a single iteration would only slow the rotation down. Compared axis by axis in the
-  // body's principal frame (inertia about axis i: sigma_j + sigma_k).
+  // body's principal frame (inertia about axis i: sigma_j + sigma_k): the diagonal of
+  // R^T K3 R, all that is used of it below.
   const Mat3& R = geo_body_frame() ? rot[i] : A;
-  Mat3 K_body = R.transpose() * K3 * R;
+  const auto body_diagonal = [&R](const Mat3& K) {
+    Vec3 d;
+    for (int ax = 0; ax < 3; ++ax) d[ax] = R.col(ax).dot(K * R.col(ax));
+    return d;
+  };
+  Vec3 k_body = body_diagonal(K3);
   double ratio = 0;
   for (int ax = 0; ax < 3; ++ax) {
-    const double inertia = (body.sigma().sum() - body.sigma()[ax]) / beta_h2();
-    ratio = std::max(ratio, K_body(ax, ax) / inertia);
+    const double inertia = (sigma_sum - sigma[ax]) * ih2;
+    ratio = std::max(ratio, k_body[ax] / inertia);
   }
   if (ratio < kGeoRatio) return;
   // Positive part of K3. Its eigenvalues are real, so all are >= 0 iff the coefficients of
@@ -756,13 +786,14 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
   const double e2 = K3(0, 0) * K3(1, 1) - K3(0, 1) * K3(0, 1) + K3(0, 0) * K3(2, 2) -
                     K3(0, 2) * K3(0, 2) + K3(1, 1) * K3(2, 2) - K3(1, 2) * K3(1, 2);
   if (geo_body_frame() && settings.time_integration == TimeIntegration::ImplicitEuler) {
-    K_body = body.volume() * detail::corotated_twist_stiffness(A, rot[i], body.mu(), body.lambda());
+    k_body = body.volume() *
+             detail::corotated_twist_stiffness(A, rot[i], body.mu(), body.lambda()).diagonal();
   } else if (!(s > 0) || !(e2 >= -1e-14 * s * s) || !(K3.determinant() >= -1e-14 * s * s * s)) {
     Eigen::SelfAdjointEigenSolver<Mat3> eig;
     eig.computeDirect(K3);
     K3 = eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() *
          eig.eigenvectors().transpose();
-    K_body = R.transpose() * K3 * R;
+    k_body = body_diagonal(K3);
   }
   // Its diagonal in the principal frame, on the axes where it is not small against the
   // inertia. The couplings between principal axes (a stress whose axes are tilted from the
@@ -772,18 +803,17 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
   // net of 3 cm links (E = 1e9) dropped on a sphere at h = 1e-2 spun its links at 12.8 rad/s
   // (a draped 63 x 63 net at up to 100 rad/s: one linearised turn of 1 rad stretched them
   // by 100%, and the net diverged); diagonal, below 1 rad/s, in fewer Newton iterations.
-  Mat3 K_diag = Mat3::Zero();
+  Mat3 K_body = Mat3::Zero();
   for (int ax = 0; ax < 3; ++ax) {
-    const double inertia = (body.sigma().sum() - body.sigma()[ax]) / beta_h2();
-    if (K_body(ax, ax) >= kGeoRatio * inertia) K_diag(ax, ax) = K_body(ax, ax);
+    const double inertia = (sigma_sum - sigma[ax]) * ih2;
+    if (k_body[ax] >= kGeoRatio * inertia) K_body(ax, ax) = k_body[ax];
   }
-  K_body = K_diag;
-  K3 = R * K_diag * R.transpose();
   geo[i] = static_cast<std::int32_t>(Cs.size());
   Mat3 C;
   if (geo_body_frame()) {  // in the body frame: C_b = R^T C R = (I + K3b W0)^{-1} K3b
     C = (Mat3::Identity() + K_body * factors[body.factor].W0).inverse() * K_body;
   } else {
+    K3 = R * K_body * R.transpose();
     Eigen::Matrix<double, 12, 3> Z;
     for (int c = 0; c < 3; ++c) {
       Vec12 e = Vec12::Zero();
@@ -1203,7 +1233,7 @@ void World::Impl::alpha_update(std::size_t i, Vec12& qdd, Vec12& a, Vec12& v) co
   const double h = settings.dt;
   const Alpha p = alpha();
   const Vec12& u_smooth = limit_smooth.empty() ? u[i] : limit_smooth[i];
-  qdd = (u_smooth - d_hat(i)) / beta_h2() + minv_fext(i);
+  qdd = (u_smooth - d_hat(i)) * (1.0 / beta_h2()) + minv_fext(i);
   a = ((1 - p.af) * qdd + p.af * qddot_of(i) - p.am * acc[i]) / (1 - p.am);
   v = qdot[i] + h * ((1 - p.gamma) * acc[i] + p.gamma * a);
 }

@@ -160,22 +160,31 @@ struct World::Impl final : detail::BodyOperators {
   struct Alpha {
     double am = 0, af = 0, gamma = 1, beta = 1;
   };
-  Alpha alpha() const {
-    if (settings.time_integration == TimeIntegration::ImplicitEuler) return {};
-    const double r = settings.spectral_radius;
-    Alpha p;
-    p.am = (2 * r - 1) / (r + 1);
-    p.af = r / (r + 1);
-    p.gamma = 0.5 + p.af - p.am;
-    p.beta = 0.25 * (p.gamma + 0.5) * (p.gamma + 0.5);
-    return p;
-  }
+  Alpha alpha() const { return coefs.fits(settings) ? coefs.alpha : StepCoefs(settings).alpha; }
   /// beta' h^2 (s^2): the step's effective inertia scale, Hb = M_A / (beta' h^2) + Kb.
-  double beta_h2() const {
-    const double h = settings.dt;
-    if (settings.time_integration == TimeIntegration::ImplicitEuler) return h * h;
-    const Alpha p = alpha();
-    return (1 - p.af) * p.beta * h * h / (1 - p.am);
+  double beta_h2() const { return coefs.fits(settings) ? coefs.bh2 : StepCoefs(settings).bh2; }
+  /// The time integration's constants for a time step, h and rho (computed once per step
+  /// instead of once per body and use).
+  struct StepCoefs {
+    double dt = -1, rho = -1;
+    TimeIntegration integration = TimeIntegration::ImplicitEuler;
+    Alpha alpha;
+    double bh2 = 0;   ///< beta' h^2 (s^2)
+    double ih2 = 0;   ///< 1 / (beta' h^2) (1/s^2)
+    /// d_hat = h qdot + bh2 M^{-1} f_ext + c_acc acc + c_qdd qddot (s^2; zero for Euler).
+    double c_acc = 0, c_qdd = 0;
+    StepCoefs() = default;
+    explicit StepCoefs(const WorldSettings& s);
+    bool fits(const WorldSettings& s) const {
+      return dt == s.dt && rho == s.spectral_radius && integration == s.time_integration;
+    }
+  };
+  /// The constants of the current settings: refreshed (refresh_coefs) before each step's
+  /// phases, read by the per-body phases; alpha() and beta_h2() compute them afresh when the
+  /// settings changed since (never writing from the phases' threads).
+  StepCoefs coefs;
+  void refresh_coefs() {
+    if (!coefs.fits(settings)) coefs = StepCoefs(settings);
   }
 
   // Joints.
