@@ -267,159 +267,73 @@ double World::Impl::soft_iteration() {
       fail(s, e.what());
     }
   }
-  // The coupling rows: contact points (normal, t1, t2), then attachments (x, y, z).
-  std::vector<SoftRow>& list = soft_row_list;
-  list.clear();
+  // The coupling rows: every candidate contact point (normal, t1, t2), then attachments.
+  std::vector<SoftRow>& all = soft_row_list;
+  all.clear();
   soft_contact_rows();
-  const int points = static_cast<int>(list.size()) / 3;
+  std::vector<SoftContact*> candidates;
+  for (SoftBody& s : soft_bodies) {
+    for (SoftContact& c : s.contacts) candidates.push_back(&c);
+  }
+  const std::size_t first_link = all.size();
   for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
     const SoftBody& s = soft_bodies[k];
     for (const SoftLink& l : s.links) {
       const Vec3 c = s.solid->iterate().segment<3>(3 * l.node) - detail::point(q[l.body], l.p);
-      for (int t = 0; t < 3; ++t) list.push_back({k, l.node, Vec3::Unit(t), l.body, l.p, c[t]});
+      for (int t = 0; t < 3; ++t) all.push_back({k, l.node, Vec3::Unit(t), l.body, l.p, c[t]});
     }
   }
-  const int m = static_cast<int>(list.size());
-  if (m > 0) {
-    // b = C + d . dx0 + G_q y and K = G_q M_J^{-1} G_q^T + d^T H_f^{-1} d'.
-    Eigen::MatrixXd K = Eigen::MatrixXd::Zero(m, m);
-    Eigen::VectorXd b(m);
-    for (int r = 0; r < m; ++r) {
-      const SoftRow& row = list[r];
-      b[r] = row.value + row.d.dot(soft_bodies[row.soft].dx.segment<3>(3 * row.node));
+  // The normal row's value after node increments dx and affine increments y - dy (m).
+  const auto gap_after = [&](const SoftRow& row, const std::vector<Eigen::VectorXd>& dx,
+                             bool with_dy) {
+    double g = row.value + row.d.dot(dx[row.soft].segment<3>(3 * row.node));
+    if (row.body >= 0) {
+      Vec12 dq = y[row.body];
+      if (with_dy) dq -= soft_dy[row.body];
+      g -= row.d.dot(detail::point(dq, row.p));
     }
-    // Rows on dynamic bodies: their Schur complement over the joint solve.
-    detail::ContactRows& rows = soft_rows;
-    rows.clear();
-    std::vector<int> full;  // row of `rows` -> row of `list`
-    for (int r = 0; r < m; ++r) {
-      const SoftRow& row = list[r];
-      if (row.body < 0) continue;
-      rows.ga.push_back(-detail::grad_point(row.p, row.d));
-      rows.gb.push_back(Vec12::Zero());
-      rows.a.push_back(row.body);
-      rows.b.push_back(-1);
-      rows.alpha.push_back(0);
-      rows.value.push_back(0);
-      full.push_back(r);
+    return g;
+  };
+  // Working set: a candidate joins once it is pushing or its free increments bring it within
+  // kJoin of touching, and stays for the step. After each solve the points left out are
+  // checked at the new increments; any that would sink past kSink joins and the rows are
+  // solved again. Far candidates (most, as a body nears) then cost nothing.
+  constexpr double kJoin = 1e-4, kSink = 1e-7;  // m
+  std::vector<Eigen::VectorXd> dx0(soft_bodies.size());
+  for (std::size_t k = 0; k < soft_bodies.size(); ++k) dx0[k] = soft_bodies[k].dx;
+  for (std::size_t p = 0; p < candidates.size(); ++p) {
+    SoftContact& c = *candidates[p];
+    if (!c.in_set && (c.lambda[0] != 0 || gap_after(all[3 * p], dx0, false) < kJoin)) {
+      c.in_set = true;
     }
-    const auto response = [this](std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
-      joint_response(z, touched);
-    };
-    if (!full.empty()) {
-      update_articulations();
-      update_jointed();
-      const detail::ContactSchur::JointBlock block = joint_block_fn();
-      const detail::ContactLcp& lcp =
-          contact_schur.assemble(rows, *this, articulation, jointed_body, response, y, &block);
-      for (int k = 0; k < lcp.D.outerSize(); ++k) {
-        for (Eigen::SparseMatrix<double>::InnerIterator it(lcp.D, k); it; ++it) {
-          K(full[it.row()], full[it.col()]) += it.value();
-        }
-      }
-      for (std::size_t i = 0; i < full.size(); ++i) b[full[i]] += lcp.b[i];  // G_q y
+  }
+  std::vector<SoftRow> list;
+  std::vector<SoftContact*> members;
+  Eigen::VectorXd lambda;
+  std::vector<Eigen::VectorXd> dx(soft_bodies.size());
+  bool has_dy = false;
+  for (;;) {
+    list.clear();
+    members.clear();
+    for (std::size_t p = 0; p < candidates.size(); ++p) {
+      if (!candidates[p]->in_set) continue;
+      members.push_back(candidates[p]);
+      list.insert(list.end(), all.begin() + 3 * p, all.begin() + 3 * p + 3);
     }
-    // Each solid's compliance between its rows' nodes: columns of H_f^{-1}, one solve.
-    std::vector<int> coords, column_of;
-    for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
-      const SoftBody& s = soft_bodies[k];
-      const int nodes = s.solid->model().num_nodes();
-      column_of.assign(nodes, -1);
-      coords.clear();
-      std::vector<int> mine;
-      for (int r = 0; r < m; ++r) {
-        if (list[r].soft != k) continue;
-        mine.push_back(r);
-        const int node = list[r].node;
-        if (column_of[node] >= 0) continue;
-        column_of[node] = static_cast<int>(coords.size());
-        for (int t = 0; t < 3; ++t) coords.push_back(3 * node + t);
-      }
-      if (mine.empty()) continue;
-      const Eigen::MatrixXd Z = s.solid->hessian_columns(coords);
-      for (int r : mine) {
-        for (int c : mine) {
-          const Mat3 block = Z.block<3, 3>(3 * list[r].node, column_of[list[c].node]);
-          K(r, c) += list[r].d.dot(block * list[c].d);
-        }
-      }
+    list.insert(list.end(), all.begin() + first_link, all.end());
+    const int m = static_cast<int>(list.size());
+    has_dy = false;
+    if (m == 0) {
+      for (std::size_t k = 0; k < soft_bodies.size(); ++k) dx[k] = dx0[k];
+      break;
     }
-    K = 0.5 * (K + K.transpose()).eval();
-    // Compliance per row: the exact contact floor or the penalty spring (normal rows), the
-    // stick floor (tangent rows), round-off for attachments.
-    Eigen::VectorXd alpha(m);
-    const double h = settings.dt;
-    const bool penalty = settings.contact.model == ContactModel::Penalty;
-    for (int r = 0; r < m; ++r) {
-      const double krr = std::max(K(r, r), 1e-300);
-      const SoftRow& row = list[r];
-      if (row.axis == 0 && penalty) {
-        const detail::PenaltyLaw law = detail::penalty_law(settings, h * h / krr, row.s0);
-        alpha[r] = 1.0 / law.k_eff;
-        b[r] -= law.pull / law.k_eff;
-      } else if (row.axis == 0) {
-        alpha[r] = detail::kExactFloor * krr;
-      } else if (row.axis > 0) {
-        alpha[r] = detail::kStickFloor * krr;
-      } else {
-        alpha[r] = 1e-12 * krr;
-      }
-    }
-    Eigen::VectorXd lambda(m);
-    if (points == 0) {
-      K.diagonal() += alpha;
-      const Eigen::LDLT<Eigen::MatrixXd> ldlt(K);
-      lambda = ldlt.solve(b);  // attachment forces (N)
-      if (ldlt.info() != Eigen::Success || !lambda.allFinite()) {
-        fail(soft_bodies.front(), "the attachment rows could not be solved (singular)");
-      }
-    } else {
-      // Contacts: the complementarity problem (contact_lcp.h), attachments as free rows.
-      detail::ContactLcp lcp;
-      lcp.D = K.sparseView();
-      lcp.alpha = alpha;
-      lcp.b = b;
-      int p = 0;
-      for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
-        for (const SoftContact& c : soft_bodies[k].contacts) {
-          lcp.mu.push_back(c.mu);
-          for (int t = 0; t < 3; ++t) lambda[3 * p + t] = c.lambda[t];
-          ++p;
-        }
-      }
-      lcp.extra_lo.assign(m - 3 * points, -INFINITY);
-      lcp.extra_hi.assign(m - 3 * points, INFINITY);
-      lambda.tail(m - 3 * points).setZero();
-      detail::solve_contact_lcp(lcp, lambda, {});
-      if (!lambda.allFinite()) fail(soft_bodies.front(), "the contact rows could not be solved");
-      p = 0;
-      for (SoftBody& s : soft_bodies) {
-        for (SoftContact& c : s.contacts) {
-          for (int t = 0; t < 3; ++t) c.lambda[t] = lambda[3 * p + t];
-          ++p;
-        }
-      }
-    }
-    // The affine increment y -= M_J^{-1} G_q^T lambda, and the joints' multipliers of the
-    // coupled step: those of the joint solve less those of the response
-    // (y - dy = H^{-1} (f - G_q^T lambda - G_j^T (lambda_j - mu))).
-    if (!full.empty()) {
-      Eigen::VectorXd sub(static_cast<Eigen::Index>(full.size()));
-      for (std::size_t i = 0; i < full.size(); ++i) sub[i] = lambda[full[i]];
-      contact_schur.increment(rows, jointed_body, response, sub, soft_dy);
-      for (std::size_t i = 0; i < bodies.size(); ++i) {
-        if (bodies[i].dynamic()) y[i] -= soft_dy[i];
-      }
-      if (contact_schur.dy_through_joints()) {
-        const std::vector<int>& index = dual_scratch.index;
-        for (std::size_t r = 0; r < index.size() && r < this->lambda.size(); ++r) {
-          if (index[r] >= 0) this->lambda[r] -= response_sol[index[r]];
-        }
-      }
+    if (const char* error = soft_solve(list, members, lambda, has_dy)) {
+      fail(soft_bodies.front(), error);
     }
     // The solids' increment dx = dx0 - H_f^{-1} sum_r d_r lambda_r (at the row's node).
     for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
       SoftBody& s = soft_bodies[k];
+      dx[k] = dx0[k];
       Eigen::VectorXd f = Eigen::VectorXd::Zero(3 * s.solid->model().num_nodes());
       bool any = false;
       for (int r = 0; r < m; ++r) {
@@ -427,16 +341,168 @@ double World::Impl::soft_iteration() {
         f.segment<3>(3 * list[r].node) += list[r].d * lambda[r];
         any = true;
       }
-      if (any) s.dx -= s.solid->solve_hessian(f);
+      if (any) dx[k] -= s.solid->solve_hessian(f);
+    }
+    bool joined = false;
+    for (std::size_t p = 0; p < candidates.size(); ++p) {
+      SoftContact& c = *candidates[p];
+      if (c.in_set || gap_after(all[3 * p], dx, has_dy) >= -kSink) continue;
+      c.in_set = joined = true;
+    }
+    if (!joined) break;
+  }
+  for (SoftContact* c : candidates) {
+    if (!c->in_set) c->lambda = {};
+  }
+  if (has_dy) {
+    // The affine increment y -= M_J^{-1} G_q^T lambda, and the joints' multipliers of the
+    // coupled step: those of the joint solve less those of the response
+    // (y - dy = H^{-1} (f - G_q^T lambda - G_j^T (lambda_j - mu))).
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      if (bodies[i].dynamic()) y[i] -= soft_dy[i];
+    }
+    if (contact_schur.dy_through_joints()) {
+      const std::vector<int>& index = dual_scratch.index;
+      for (std::size_t r = 0; r < index.size() && r < this->lambda.size(); ++r) {
+        if (index[r] >= 0) this->lambda[r] -= response_sol[index[r]];
+      }
     }
   }
   double largest = 0;
-  for (SoftBody& s : soft_bodies) {
+  for (std::size_t k = 0; k < soft_bodies.size(); ++k) {
+    SoftBody& s = soft_bodies[k];
+    s.dx = dx[k];
     if (!s.dx.allFinite()) fail(s, "non-finite node increment");
     s.solid->add_to_iterate(s.dx);
     if (s.dx.size() > 0) largest = std::max(largest, s.dx.cwiseAbs().maxCoeff());
   }
   return largest;
+}
+
+const char* World::Impl::soft_solve(const std::vector<SoftRow>& list,
+                                    const std::vector<SoftContact*>& contacts,
+                                    Eigen::VectorXd& lambda, bool& has_dy) {
+  const int m = static_cast<int>(list.size());
+  const int points = static_cast<int>(contacts.size());
+  // b = C + d . dx0 + G_q y and K = G_q M_J^{-1} G_q^T + d^T H_f^{-1} d'.
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(m, m);
+  Eigen::VectorXd b(m);
+  for (int r = 0; r < m; ++r) {
+    const SoftRow& row = list[r];
+    b[r] = row.value + row.d.dot(soft_bodies[row.soft].dx.segment<3>(3 * row.node));
+  }
+  // Rows on dynamic bodies: their Schur complement over the joint solve.
+  detail::ContactRows& rows = soft_rows;
+  rows.clear();
+  std::vector<int> full;  // row of `rows` -> row of `list`
+  for (int r = 0; r < m; ++r) {
+    const SoftRow& row = list[r];
+    if (row.body < 0) continue;
+    rows.ga.push_back(-detail::grad_point(row.p, row.d));
+    rows.gb.push_back(Vec12::Zero());
+    rows.a.push_back(row.body);
+    rows.b.push_back(-1);
+    rows.alpha.push_back(0);
+    rows.value.push_back(0);
+    full.push_back(r);
+  }
+  const auto response = [this](std::vector<Vec12>& z, std::vector<std::uint32_t>& touched) {
+    joint_response(z, touched);
+  };
+  if (!full.empty()) {
+    update_articulations();
+    update_jointed();
+    const detail::ContactSchur::JointBlock block = joint_block_fn();
+    const detail::ContactLcp& lcp =
+        contact_schur.assemble(rows, *this, articulation, jointed_body, response, y, &block);
+    for (int k = 0; k < lcp.D.outerSize(); ++k) {
+      for (Eigen::SparseMatrix<double>::InnerIterator it(lcp.D, k); it; ++it) {
+        K(full[it.row()], full[it.col()]) += it.value();
+      }
+    }
+    for (std::size_t i = 0; i < full.size(); ++i) b[full[i]] += lcp.b[i];  // G_q y
+  }
+  // Each solid's compliance between its rows' nodes: columns of H_f^{-1}, one solve.
+  std::vector<int> coords, column_of;
+  for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
+    const SoftBody& s = soft_bodies[k];
+    const int nodes = s.solid->model().num_nodes();
+    column_of.assign(nodes, -1);
+    coords.clear();
+    std::vector<int> mine;
+    for (int r = 0; r < m; ++r) {
+      if (list[r].soft != k) continue;
+      mine.push_back(r);
+      const int node = list[r].node;
+      if (column_of[node] >= 0) continue;
+      column_of[node] = static_cast<int>(coords.size());
+      for (int t = 0; t < 3; ++t) coords.push_back(3 * node + t);
+    }
+    if (mine.empty()) continue;
+    const Eigen::MatrixXd Z = s.solid->hessian_columns(coords);
+    for (int r : mine) {
+      for (int c : mine) {
+        const Mat3 block = Z.block<3, 3>(3 * list[r].node, column_of[list[c].node]);
+        K(r, c) += list[r].d.dot(block * list[c].d);
+      }
+    }
+  }
+  K = 0.5 * (K + K.transpose()).eval();
+  // Compliance per row: the exact contact floor or the penalty spring (normal rows), the
+  // stick floor (tangent rows), round-off for attachments.
+  Eigen::VectorXd alpha(m);
+  const double h = settings.dt;
+  const bool penalty = settings.contact.model == ContactModel::Penalty;
+  for (int r = 0; r < m; ++r) {
+    const double krr = std::max(K(r, r), 1e-300);
+    const SoftRow& row = list[r];
+    if (row.axis == 0 && penalty) {
+      const detail::PenaltyLaw law = detail::penalty_law(settings, h * h / krr, row.s0);
+      alpha[r] = 1.0 / law.k_eff;
+      b[r] -= law.pull / law.k_eff;
+    } else if (row.axis == 0) {
+      alpha[r] = detail::kExactFloor * krr;
+    } else if (row.axis > 0) {
+      alpha[r] = detail::kStickFloor * krr;
+    } else {
+      alpha[r] = 1e-12 * krr;
+    }
+  }
+  lambda.resize(m);
+  if (points == 0) {
+    K.diagonal() += alpha;
+    const Eigen::LDLT<Eigen::MatrixXd> ldlt(K);
+    lambda = ldlt.solve(b);  // attachment forces (N)
+    if (ldlt.info() != Eigen::Success || !lambda.allFinite()) {
+      return "the attachment rows could not be solved (singular)";
+    }
+  } else {
+    // Contacts: the complementarity problem (contact_lcp.h), attachments as free rows.
+    detail::ContactLcp lcp;
+    lcp.D = K.sparseView();
+    lcp.alpha = alpha;
+    lcp.b = b;
+    for (int p = 0; p < points; ++p) {
+      lcp.mu.push_back(contacts[p]->mu);
+      for (int t = 0; t < 3; ++t) lambda[3 * p + t] = contacts[p]->lambda[t];
+    }
+    lcp.extra_lo.assign(m - 3 * points, -INFINITY);
+    lcp.extra_hi.assign(m - 3 * points, INFINITY);
+    lambda.tail(m - 3 * points).setZero();
+    detail::solve_contact_lcp(lcp, lambda, {});
+    if (!lambda.allFinite()) return "the contact rows could not be solved";
+    for (int p = 0; p < points; ++p) {
+      for (int t = 0; t < 3; ++t) contacts[p]->lambda[t] = lambda[3 * p + t];
+    }
+  }
+  // The response of the affine bodies, M_J^{-1} G_q^T lambda.
+  has_dy = !full.empty();
+  if (has_dy) {
+    Eigen::VectorXd sub(static_cast<Eigen::Index>(full.size()));
+    for (std::size_t i = 0; i < full.size(); ++i) sub[i] = lambda[full[i]];
+    contact_schur.increment(rows, jointed_body, response, sub, soft_dy);
+  }
+  return nullptr;
 }
 
 void World::Impl::soft_end_step() {

@@ -793,6 +793,9 @@ struct World::Impl final : detail::BodyOperators {
     Vec3 x0 = Vec3::Zero();     ///< node position at the step's start (m)
     Vec3 c0 = Vec3::Zero();     ///< the body point at the step's start (m)
     std::array<double, 3> lambda{};  ///< multipliers (N): normal, t1, t2
+    /// In the iteration's working set: its rows are solved (soft_iteration). Points far
+    /// from touching stay out until the increments would carry them in.
+    bool in_set = false;
   };
   /// A coupling row of the soft bodies' iteration: d . x_node - d . x_body(p) (+ offset).
   struct SoftRow {
@@ -843,6 +846,13 @@ struct World::Impl final : detail::BodyOperators {
   /// increment y (which they correct): the rows' Schur complement over the joint solve plus
   /// the solids' compliance. Returns the largest node increment (m).
   double soft_iteration();
+  /// The coupling rows `list` solved (the first 3 * contacts.size() rows those of the
+  /// contact points `contacts`, warm-started from and leaving their multipliers in them, the
+  /// rest attachments): lambda per row, soft_dy the affine response (all zero without rows
+  /// on dynamic bodies, then has_dy is false). Returns null, or what could not be solved.
+  const char* soft_solve(const std::vector<SoftRow>& list,
+                         const std::vector<SoftContact*>& contacts, Eigen::VectorXd& lambda,
+                         bool& has_dy);
   void soft_end_step();
   /// Largest attachment violation (m) of soft body s now.
   double soft_residual(const SoftBody& s) const;

@@ -564,6 +564,36 @@ TEST(SoftBody, LandsOnADynamicPlate) {
   EXPECT_LT(w.soft_kinetic_energy(s), 1e-6);
 }
 
+// Candidate contact points far from touching stay out of the rows solved (a working set that
+// a point joins when the increments would bring it within reach): a margin that makes every
+// node of the box a candidate from the first step must land it as the default margin does.
+TEST(SoftBody, FarCandidatesLeaveALandingUnchanged) {
+  auto land = [](double margin) {
+    WorldSettings st = exact_contact(0.01);
+    st.contact.margin = margin;
+    World w(st);
+    const BodyId p = w.add_body(plate(Vec3(0, 0, 0.375), 0.5));
+    JointDef j;
+    j.type = JointType::Fixed;
+    j.body_b = p;
+    j.anchor = Vec3(0, 0, 0.375);
+    w.add_joint(j);
+    SoftBodyDef d = soft_box(Vec3(-0.05, -0.05, 0.41), Vec3(0.05, 0.05, 0.51), 2, 2, 2, 5e4);
+    d.material.friction = 0.5;
+    const SoftBodyId s = w.add_soft_body(d);
+    for (int n = 0; n < 120; ++n) w.step();
+    return w.soft_body_state(s).positions;
+  };
+  const std::vector<Vec3> near = land(1e-3), far = land(0.3);
+  double diff = 0, lowest = 1;
+  for (std::size_t i = 0; i < near.size(); ++i) {
+    diff = std::max(diff, (near[i] - far[i]).norm());
+    lowest = std::min(lowest, near[i].z());
+  }
+  EXPECT_LT(diff, 1e-7);          // m
+  EXPECT_GT(lowest, 0.4 - 1e-5);  // it landed on the plate's top face
+}
+
 // A frictionless soft box lands off-centre on a light sphere that can only turn (a ball joint
 // at its centre) and slides off it: every contact force passes through the centre, so the
 // sphere must not turn. The contact's normal row runs from the centre, less the radius: from
