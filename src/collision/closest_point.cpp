@@ -196,4 +196,58 @@ double closest_on_segment(const Vec3& p, const Vec3& a, const Vec3& b) {
   return len2 > 1e-300 ? std::clamp((p - a).dot(d) / len2, 0.0, 1.0) : 0.0;
 }
 
+Vec3 barycentric(const Vec3& x, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const Vec3 v0 = b - a, v1 = c - a, v2 = x - a;
+  const double d00 = v0.dot(v0), d01 = v0.dot(v1), d11 = v1.dot(v1);
+  const double d20 = v2.dot(v0), d21 = v2.dot(v1);
+  const double den = d00 * d11 - d01 * d01;
+  if (!(den > 0)) return Vec3(1, 0, 0);  // degenerate: its first corner
+  const double v = (d11 * d20 - d01 * d21) / den, w = (d00 * d21 - d01 * d20) / den;
+  return Vec3(1 - v - w, v, w);
+}
+
+void closest_segment_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b,
+                              const Vec3& c, double& s, Vec3& x) {
+  const Vec3 d = q - p;
+  // Through the face: the crossing point.
+  const Vec3 n = (b - a).cross(c - a);
+  const double dp = n.dot(p - a), dq = n.dot(q - a);
+  if (dp != dq && ((dp <= 0 && dq >= 0) || (dp >= 0 && dq <= 0))) {
+    const double t = dp / (dp - dq);
+    const Vec3 y = p + t * d;
+    const Vec3 w = barycentric(y, a, b, c);
+    if (w.minCoeff() >= 0) {
+      s = t;
+      x = y;
+      return;
+    }
+  }
+  // Otherwise an end of the segment against the triangle, or the segment against an edge.
+  double best = INFINITY;
+  for (int e = 0; e < 2; ++e) {
+    const Vec3& end = e == 0 ? p : q;
+    const Vec3 y = closest_on_triangle(end, a, b, c).point;
+    const double dist = (y - end).squaredNorm();
+    if (dist < best) {
+      best = dist;
+      s = e;
+      x = y;
+    }
+  }
+  const Vec3* corners[3] = {&a, &b, &c};
+  for (int k = 0; k < 3; ++k) {
+    const Vec3& u = *corners[k];
+    const Vec3& v = *corners[(k + 1) % 3];
+    double s1 = 0, t1 = 0;
+    closest_segment_segment(p, q, u, v, s1, t1);
+    const Vec3 y = u + t1 * (v - u);
+    const double dist = (y - (p + s1 * d)).squaredNorm();
+    if (dist < best) {
+      best = dist;
+      s = s1;
+      x = y;
+    }
+  }
+}
+
 }  // namespace mabd::detail

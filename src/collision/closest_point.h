@@ -34,6 +34,15 @@ TrianglePoint closest_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b, c
 void closest_segment_segment(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2,
                              double& s, double& t);
 
+/// Barycentric weights (w_a, w_b, w_c; sum 1) of point x of the plane of triangle (a, b, c).
+Vec3 barycentric(const Vec3& x, const Vec3& a, const Vec3& b, const Vec3& c);
+
+/// Closest points of segment [p, q] and triangle (a, b, c): parameter s in [0, 1] of the
+/// segment's point p + s (q - p) and the triangle's point x. A segment through the triangle
+/// gives its crossing point (distance 0).
+void closest_segment_triangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b,
+                              const Vec3& c, double& s, Vec3& x);
+
 /// Parameter in [0, 1] of the point of segment [a, b] closest to p.
 double closest_on_segment(const Vec3& p, const Vec3& a, const Vec3& b);
 

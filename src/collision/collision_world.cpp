@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <set>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -24,6 +25,7 @@
 #include "collision/aabb_tree.h"
 #include "collision/narrow_phase.h"
 #include "collision/primitive.h"
+#include "collision/triangle_contacts.h"
 #include "mabd/error.h"
 
 namespace mabd::detail {
@@ -121,6 +123,11 @@ bool sphere_hits_box(const Vec3& c, double r, const Vec3& lower, const Vec3& upp
 }  // namespace
 
 struct CollisionWorld::Impl {
+  /// Calls fn(body, primitive index, pose's rotation, placed primitive) for every primitive
+  /// of every colliding body that `skip` (may be empty) does not name, at the given poses.
+  template <class Fn>
+  void for_each_placed(const std::vector<Pose>& poses,
+                       const std::function<bool(std::uint32_t)>& skip, Fn&& fn) const;
   std::vector<BodyRecord> bodies;
   std::deque<Geometry> geometries;  ///< deque: Placed keeps pointers to the primitives
   std::unordered_map<std::string, std::uint32_t> geometry_ids;
@@ -171,6 +178,22 @@ struct CollisionWorld::Impl {
   void collide_body(std::uint32_t b, const Pose& pose, double margin,
                     std::vector<ContactPoint>& out);
 };
+
+template <class Fn>
+void CollisionWorld::Impl::for_each_placed(const std::vector<Pose>& poses,
+                                           const std::function<bool(std::uint32_t)>& skip,
+                                           Fn&& fn) const {
+  for (std::uint32_t b = 0; b < bodies.size(); ++b) {
+    const BodyRecord& rec = bodies[b];
+    if (rec.geometry == kNone || (skip && skip(b))) continue;
+    const Geometry& geo = geometries[rec.geometry];
+    const Pose& pose = poses[b];
+    const Mat3 rot = pose.orientation.toRotationMatrix();
+    for (std::size_t pi = 0; pi < geo.prims.size(); ++pi) {
+      fn(b, pi, rot, place(geo.prims[pi], rot, pose.position));
+    }
+  }
+}
 
 void CollisionWorld::Impl::rebuild_active() {
   active.clear();
@@ -609,24 +632,89 @@ void CollisionWorld::detect_points(const std::vector<Pose>& poses, const std::ve
       }
     }
   };
-  for (std::uint32_t b = 0; b < m.bodies.size(); ++b) {
-    const BodyRecord& rec = m.bodies[b];
-    if (rec.geometry == kNone || (skip && skip(b))) continue;
-    const Geometry& geo = m.geometries[rec.geometry];
-    const Pose& pose = poses[b];
-    const Mat3 rot = pose.orientation.toRotationMatrix();
-    for (const Primitive& prim : geo.prims) {
-      const Placed placed = place(prim, rot, pose.position);
-      if (prim.type != ShapeType::Plane) {
-        // Bounding sphere against the points' box.
-        const Vec3 c = placed.bound_center();
-        if (!sphere_hits_box(c, prim.bound_radius + margin, lower, upper)) continue;
-      }
-      test(b, pose, placed);
+  m.for_each_placed(poses, skip, [&](std::uint32_t b, std::size_t, const Mat3&,
+                                      const Placed& placed) {
+    const Primitive& prim = *placed.prim;
+    // Bounding sphere against the points' box.
+    if (prim.type != ShapeType::Plane &&
+        !sphere_hits_box(placed.bound_center(), prim.bound_radius + margin, lower, upper)) {
+      return;
     }
-  }
+    test(b, poses[b], placed);
+  });
   std::sort(out.begin(), out.end(), [](const PointContact& x, const PointContact& y) {
     return x.point != y.point ? x.point < y.point : x.body < y.body;
+  });
+}
+
+void CollisionWorld::detect_triangles(const std::vector<Pose>& poses,
+                                      const std::vector<Vec3>& vertices,
+                                      const std::vector<std::array<int, 3>>& triangles,
+                                      const std::vector<Vec3>& outward, double margin,
+                                      const std::function<bool(std::uint32_t)>& skip,
+                                      std::vector<TriangleContact>& out) {
+  Impl& m = *impl_;
+  out.clear();
+  if (poses.size() != m.bodies.size() || outward.size() != triangles.size()) {
+    throw InvalidArgument("collision detect_triangles: " + std::to_string(poses.size()) +
+                          " poses for " + std::to_string(m.bodies.size()) + " bodies, " +
+                          std::to_string(outward.size()) + " normals for " +
+                          std::to_string(triangles.size()) + " triangles");
+  }
+  if (triangles.empty()) return;
+  // Each triangle's box, and the box of them all, grown by the margin.
+  std::vector<Vec3> lo(triangles.size()), hi(triangles.size());
+  Vec3 lower = Vec3::Constant(INFINITY), upper = Vec3::Constant(-INFINITY);
+  for (std::size_t t = 0; t < triangles.size(); ++t) {
+    lo[t] = hi[t] = vertices[triangles[t][0]];
+    for (int k = 1; k < 3; ++k) {
+      lo[t] = lo[t].cwiseMin(vertices[triangles[t][k]]);
+      hi[t] = hi[t].cwiseMax(vertices[triangles[t][k]]);
+    }
+    lo[t].array() -= margin;
+    hi[t].array() += margin;
+    lower = lower.cwiseMin(lo[t]);
+    upper = upper.cwiseMax(hi[t]);
+  }
+  // An edge's point is found from both its triangles: the first keeps it.
+  std::set<std::array<std::uint64_t, 2>> edges;
+  m.for_each_placed(poses, skip, [&](std::uint32_t b, std::size_t pi, const Mat3& rot,
+                                      const Placed& placed) {
+    const Primitive& prim = *placed.prim;
+    const Pose& pose = poses[b];
+    if (prim.type != ShapeType::Sphere && prim.type != ShapeType::Capsule) return;
+    if (!sphere_hits_box(placed.bound_center(), prim.bound_radius, lower, upper)) return;
+    Vec3 plo, phi;
+    world_aabb(placed, plo, phi);
+    for (std::uint32_t t = 0; t < triangles.size(); ++t) {
+      if ((phi.array() < lo[t].array()).any() || (plo.array() > hi[t].array()).any()) continue;
+      const std::array<int, 3>& tri = triangles[t];
+      TriangleContact c;
+      Vec3 p_world;
+      if (!primitive_triangle(placed, vertices[tri[0]], vertices[tri[1]], vertices[tri[2]],
+                              outward[t], margin, c, p_world)) {
+        continue;
+      }
+      bool kept = true;
+      for (int k = 0; k < 3 && kept; ++k) {
+        if (c.weights[k] != 0) continue;  // on the edge opposite corner k
+        int u = tri[(k + 1) % 3], v = tri[(k + 2) % 3];
+        if (u > v) std::swap(u, v);
+        const std::uint64_t edge = (static_cast<std::uint64_t>(u) << 32) | std::uint32_t(v);
+        kept = edges.insert({edge, (std::uint64_t{b} << 16) | pi}).second;
+      }
+      if (!kept) continue;
+      c.triangle = t;
+      c.body = b;
+      c.p_body = rot.transpose() * (p_world - pose.position);
+      const double hl = prim.type == ShapeType::Capsule ? prim.half_length : 0.0;
+      c.core0 = rot.transpose() * (placed.to_world(Vec3(0, 0, -hl)) - pose.position);
+      c.core1 = rot.transpose() * (placed.to_world(Vec3(0, 0, hl)) - pose.position);
+      out.push_back(c);
+    }
+  });
+  std::sort(out.begin(), out.end(), [](const TriangleContact& x, const TriangleContact& y) {
+    return x.triangle != y.triangle ? x.triangle < y.triangle : x.body < y.body;
   });
 }
 

@@ -6,6 +6,7 @@
 // written in); normals are world vectors. The caller converts to its own body frames.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,6 +51,24 @@ struct PointContact {
   /// (centre, axis) along +normal, so p_body - radius * normal is the core point. 0 for
   /// other shapes.
   double radius = 0;
+};
+
+/// A triangle (a soft body's surface face) near a body's surface, closer there than at its
+/// corners (CollisionWorld::detect_triangles): a body edge or corner between the nodes.
+struct TriangleContact {
+  std::uint32_t triangle = 0;  ///< index in the triangles given
+  std::uint32_t body = 0;      ///< the body (static, kinematic or dynamic)
+  /// Weights of the triangle's corners at the touched point (they sum to 1; a point on an
+  /// edge has one zero weight).
+  Vec3 weights = Vec3::Zero();
+  Vec3 p_body = Vec3::Zero();  ///< closest point on the body's surface, its user frame (m)
+  Vec3 normal = Vec3::UnitZ();   ///< unit, world, from the body towards the triangle
+  double gap = 0;            ///< normal . (triangle point - surface point) (m)
+  /// Rounding of the body (m), as PointContact::radius.
+  double radius = 0;
+  /// The body's core, its user frame (m): a capsule's axis from core0 to core1, a sphere's
+  /// centre (both).
+  Vec3 core0 = Vec3::Zero(), core1 = Vec3::Zero();
 };
 
 /// How one body takes part in collision detection.
@@ -112,6 +131,19 @@ class CollisionWorld {
   void detect_points(const std::vector<Pose>& poses, const std::vector<Vec3>& points,
                      double margin, const std::function<bool(std::uint32_t)>& skip,
                      std::vector<PointContact>& out);
+  /// Every body surface within `margin` (m) of the triangles (corner indices into
+  /// `vertices`, world; `outward[t]` the unit normal of triangle t out of the solid it
+  /// bounds) whose closest point lies inside the triangle or on an edge, not at a corner
+  /// (detect_points finds those): at most one contact per triangle edge or face and body
+  /// primitive, an edge's from the first triangle that has it. Round primitives only
+  /// (spheres, capsules: a smooth distance, which the soft rows follow as the face rolls);
+  /// flat and edged ones touch a face at its corners. Appends to `out` (cleared first), sorted by
+  /// (triangle, body).
+  void detect_triangles(const std::vector<Pose>& poses, const std::vector<Vec3>& vertices,
+                        const std::vector<std::array<int, 3>>& triangles,
+                        const std::vector<Vec3>& outward, double margin,
+                        const std::function<bool(std::uint32_t)>& skip,
+                        std::vector<TriangleContact>& out);
   void detect_pairs(const std::vector<Pose>& poses, double margin, std::vector<ContactPoint>& out,
                     const std::function<bool(std::uint32_t, std::uint32_t)>& accept = {});
   /// Counts of the last detect.

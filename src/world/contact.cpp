@@ -604,7 +604,7 @@ void World::Impl::contact_stats() {
     for (const SoftContact& c : sb.contacts) {
       if (!(c.lambda[0] < 0)) continue;
       ++stats.contacts;
-      const Vec3 x = sb.solid->iterate().segment<3>(3 * c.node);
+      const Vec3 x = soft_point(sb.solid->iterate(), c.corners, c.nodes, c.weights);
       stats.max_penetration =
           std::max(stats.max_penetration, -c.n.dot(x - detail::point(q[c.body], c.p)));
     }
@@ -650,7 +650,7 @@ std::vector<ContactInfo> World::contacts() const {
       info.soft_body = SoftBodyId{k};
       info.node = c.node;
       info.collider = BodyId{static_cast<std::uint32_t>(c.body)};
-      info.point = sb.solid->positions().segment<3>(3 * c.node);
+      info.point = Impl::soft_point(sb.solid->positions(), c.corners, c.nodes, c.weights);
       info.normal = c.n;
       info.depth = -c.n.dot(info.point - detail::point(w.q[c.body], c.p));
       info.force = -(c.lambda[0] * c.n + c.lambda[1] * c.t1 + c.lambda[2] * c.t2);

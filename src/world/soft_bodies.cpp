@@ -42,6 +42,7 @@ std::string soft_label(const SoftBodyDef& def, std::size_t index) {
 World::Impl::SoftBody::SoftBody(const SoftBody& o)
     : name(o.name),
       surface(o.surface),
+      faces(o.faces),
       contacts(o.contacts),
       contacts_prev(o.contacts_prev),
       friction(o.friction),
@@ -118,20 +119,36 @@ SoftBodyId World::add_soft_body(const SoftBodyDef& def) {
     throw InvalidArgument(label + ": friction " + std::to_string(m.friction) + " must be >= 0");
   }
   {
-    // Boundary faces belong to one tet: their nodes are the contact candidates.
-    std::map<std::array<int, 3>, int> faces;
+    // Boundary faces belong to one tet: their nodes are the contact candidates, and the
+    // faces themselves, turned to face away from their tet's fourth node (outward).
+    struct FaceUse {
+      int count = 0;
+      std::array<int, 3> nodes{};
+      int opposite = 0;
+    };
+    std::map<std::array<int, 3>, FaceUse> faces;
     for (const fem::Tet& t : mesh.tets) {
       for (int f = 0; f < 4; ++f) {
-        std::array<int, 3> key = {t[f == 0 ? 1 : 0], t[f <= 1 ? 2 : 1], t[f <= 2 ? 3 : 2]};
+        const std::array<int, 3> nodes = {t[f == 0 ? 1 : 0], t[f <= 1 ? 2 : 1],
+                                          t[f <= 2 ? 3 : 2]};
+        std::array<int, 3> key = nodes;
         std::sort(key.begin(), key.end());
-        ++faces[key];
+        FaceUse& use = faces[key];
+        ++use.count;
+        use.nodes = nodes;
+        use.opposite = t[f];
       }
     }
     std::vector<char> on_surface(n, 0);
-    for (const auto& [key, count] : faces) {
-      if (count == 1) {
-        for (int v : key) on_surface[v] = 1;
+    for (const auto& [key, use] : faces) {
+      if (use.count != 1) continue;
+      for (int v : key) on_surface[v] = 1;
+      std::array<int, 3> f = use.nodes;
+      const Vec3& a = mesh.rest[f[0]];
+      if ((mesh.rest[f[1]] - a).cross(mesh.rest[f[2]] - a).dot(mesh.rest[use.opposite] - a) > 0) {
+        std::swap(f[1], f[2]);
       }
+      s.faces.push_back(f);
     }
     for (int i = 0; i < n; ++i) {
       if (on_surface[i]) s.surface.push_back(i);
@@ -280,13 +297,22 @@ double World::Impl::soft_iteration() {
     const SoftBody& s = soft_bodies[k];
     for (const SoftLink& l : s.links) {
       const Vec3 c = s.solid->iterate().segment<3>(3 * l.node) - detail::point(q[l.body], l.p);
-      for (int t = 0; t < 3; ++t) all.push_back({k, l.node, Vec3::Unit(t), l.body, l.p, c[t]});
+      for (int t = 0; t < 3; ++t) {
+        SoftRow r;
+        r.soft = k;
+        r.node = r.nodes[0] = l.node;
+        r.d = Vec3::Unit(t);
+        r.body = l.body;
+        r.p = l.p;
+        r.value = c[t];
+        all.push_back(r);
+      }
     }
   }
   // The normal row's value after node increments dx and affine increments y - dy (m).
   const auto gap_after = [&](const SoftRow& row, const std::vector<Eigen::VectorXd>& dx,
                              bool with_dy) {
-    double g = row.value + row.d.dot(dx[row.soft].segment<3>(3 * row.node));
+    double g = row.value + row.d.dot(soft_point(dx[row.soft], row.corners, row.nodes, row.weights));
     if (row.body >= 0) {
       Vec12 dq = y[row.body];
       if (with_dy) dq -= soft_dy[row.body];
@@ -337,8 +363,11 @@ double World::Impl::soft_iteration() {
       Eigen::VectorXd f = Eigen::VectorXd::Zero(3 * s.solid->model().num_nodes());
       bool any = false;
       for (int r = 0; r < m; ++r) {
-        if (list[r].soft != k || lambda[r] == 0) continue;
-        f.segment<3>(3 * list[r].node) += list[r].d * lambda[r];
+        const SoftRow& row = list[r];
+        if (row.soft != k || lambda[r] == 0) continue;
+        for (int c = 0; c < row.corners; ++c) {
+          f.segment<3>(3 * row.nodes[c]) += row.weights[c] * lambda[r] * row.d;
+        }
         any = true;
       }
       if (any) dx[k] -= s.solid->solve_hessian(f);
@@ -389,7 +418,8 @@ const char* World::Impl::soft_solve(const std::vector<SoftRow>& list,
   Eigen::VectorXd b(m);
   for (int r = 0; r < m; ++r) {
     const SoftRow& row = list[r];
-    b[r] = row.value + row.d.dot(soft_bodies[row.soft].dx.segment<3>(3 * row.node));
+    b[r] = row.value +
+           row.d.dot(soft_point(soft_bodies[row.soft].dx, row.corners, row.nodes, row.weights));
   }
   // Rows on dynamic bodies: their Schur complement over the joint solve.
   detail::ContactRows& rows = soft_rows;
@@ -433,17 +463,28 @@ const char* World::Impl::soft_solve(const std::vector<SoftRow>& list,
     for (int r = 0; r < m; ++r) {
       if (list[r].soft != k) continue;
       mine.push_back(r);
-      const int node = list[r].node;
-      if (column_of[node] >= 0) continue;
-      column_of[node] = static_cast<int>(coords.size());
-      for (int t = 0; t < 3; ++t) coords.push_back(3 * node + t);
+      for (int c = 0; c < list[r].corners; ++c) {
+        const int node = list[r].nodes[c];
+        if (column_of[node] >= 0) continue;
+        column_of[node] = static_cast<int>(coords.size());
+        for (int t = 0; t < 3; ++t) coords.push_back(3 * node + t);
+      }
     }
     if (mine.empty()) continue;
     const Eigen::MatrixXd Z = s.solid->hessian_columns(coords);
     for (int r : mine) {
+      const SoftRow& a = list[r];
       for (int c : mine) {
-        const Mat3 block = Z.block<3, 3>(3 * list[r].node, column_of[list[c].node]);
-        K(r, c) += list[r].d.dot(block * list[c].d);
+        const SoftRow& b2 = list[c];
+        // d_r . (sum_i w_i x_i) against d_c . (sum_j w_j x_j): the weighted node blocks.
+        double v = 0;
+        for (int i = 0; i < a.corners; ++i) {
+          for (int j = 0; j < b2.corners; ++j) {
+            const Mat3 block = Z.block<3, 3>(3 * a.nodes[i], column_of[b2.nodes[j]]);
+            v += a.weights[i] * b2.weights[j] * a.d.dot(block * b2.d);
+          }
+        }
+        K(r, c) += v;
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "body/affine.h"
+#include "collision/closest_point.h"
 #include "world/contact_laws.h"
 #include "world/world_impl.h"
 
@@ -36,8 +37,9 @@ void World::Impl::soft_detect() {
     const Vec12 dq = b.dynamic() ? Vec12(h * qdot[i]) : Vec12(q[i] - q_prev[i]);
     reach = std::max(reach, dq.tail<3>().norm() + b.info.size * dq.head<9>().norm());
   }
-  std::vector<Vec3> points;
+  std::vector<Vec3> points, vertices, outward;
   std::vector<detail::PointContact> found;
+  std::vector<detail::TriangleContact> found_faces;
   for (SoftBody& s : soft_bodies) {
     const fem::FemState& st = s.solid->state();
     points.clear();
@@ -57,35 +59,76 @@ void World::Impl::soft_detect() {
       }
       return false;
     };
-    collision.detect_points(poses, points, margin, attached, found);
-    for (const detail::PointContact& pc : found) {
-      SoftContact c;
-      c.node = s.surface[pc.point];
-      if (s.solid->free_dof(c.node) < 0) continue;  // pinned: it goes where its pin says
-      c.body = static_cast<std::int32_t>(pc.body);
-      const auto& b = bodies[pc.body];
-      c.p = b.R_up().transpose() * (pc.p_body - b.com_u());
-      c.n = pc.normal;
+    // Contact c (its node or face point set) with body `body` at p_user (the body's user
+    // frame), normal n from the body, the body's rounding and the gap (m).
+    auto touch = [&](SoftContact& c, std::uint32_t body, const Vec3& p_user, const Vec3& n,
+                     double radius, double gap) {
+      c.body = static_cast<std::int32_t>(body);
+      const auto& b = bodies[body];
+      c.p = b.R_up().transpose() * (p_user - b.com_u());
+      c.n = n;
       // The normal row on a sphere or capsule runs from its core point, less the radius: the
       // same gap, and no turn of the body about its centre or axis moves it. (From the
       // touched point, a turn would carry that point off under the node: a light round body
       // would spin to let the node in.)
-      c.offset = pc.radius;
-      c.pn = c.p - detail::to_body_frame(q_prev[pc.body], pc.radius * c.n);
+      c.offset = radius;
+      c.pn = c.p - detail::to_body_frame(q_prev[body], radius * c.n);
       tangents(c.n, c.t1, c.t2);
       c.mu = settings.contact.friction ? std::sqrt(s.friction * b.friction()) : 0.0;
-      c.s0 = pc.gap;
-      c.x0 = st.x.segment<3>(3 * c.node);
-      c.c0 = detail::point(q_prev[pc.body], c.p);
-      // Warm start from the same node on the same body last step.
+      c.s0 = gap;
+      c.x0 = soft_point(st.x, c.corners, c.nodes, c.weights);
+      c.c0 = detail::point(q_prev[body], c.p);
+      soft_touch_dynamic |= b.dynamic();
+    };
+    collision.detect_points(poses, points, margin, attached, found);
+    const std::size_t first = s.contacts.size();
+    for (const detail::PointContact& pc : found) {
+      SoftContact c;
+      c.node = c.nodes[0] = s.surface[pc.point];
+      if (s.solid->free_dof(c.node) < 0) continue;  // pinned: it goes where its pin says
+      touch(c, pc.body, pc.p_body, pc.normal, pc.radius, pc.gap);
+      s.contacts.push_back(c);
+    }
+    // A body's edge or corner between the nodes: the points of the faces it nears.
+    outward.clear();
+    for (const auto& f : s.faces) {
+      const Vec3 a = st.x.segment<3>(3 * f[0]);
+      const Vec3 e = (st.x.segment<3>(3 * f[1]) - a).cross(st.x.segment<3>(3 * f[2]) - a);
+      const double len = e.norm();
+      outward.push_back(len > 0 ? Vec3(e / len) : Vec3::UnitZ());
+    }
+    vertices.resize(s.solid->model().num_nodes());
+    for (std::size_t i = 0; i < vertices.size(); ++i) vertices[i] = st.x.segment<3>(3 * i);
+    collision.detect_triangles(poses, vertices, s.faces, outward, margin, attached, found_faces);
+    for (const detail::TriangleContact& tc : found_faces) {
+      SoftContact c;
+      c.corners = 3;
+      const auto& f = s.faces[tc.triangle];
+      bool free = true;
+      for (int k = 0; k < 3; ++k) {
+        c.nodes[k] = f[k];
+        free = free && s.solid->free_dof(f[k]) >= 0;
+      }
+      if (!free) continue;  // a pinned corner goes where its pin says
+      c.weights = tc.weights;
+      int most = 0;
+      for (int k = 1; k < 3; ++k) most = c.weights[k] > c.weights[most] ? k : most;
+      c.node = c.nodes[most];
+      touch(c, tc.body, tc.p_body, tc.normal, tc.radius, tc.gap);
+      const auto& b = bodies[tc.body];
+      c.core0 = b.R_up().transpose() * (tc.core0 - b.com_u());
+      c.core1 = b.R_up().transpose() * (tc.core1 - b.com_u());
+      s.contacts.push_back(c);
+    }
+    // Warm starts from the same node, or the same face, on the same body last step.
+    for (std::size_t i = first; i < s.contacts.size(); ++i) {
+      SoftContact& c = s.contacts[i];
       for (const SoftContact& old : s.contacts_prev) {
-        if (old.node == c.node && old.body == c.body) {
+        if (old.corners == c.corners && old.nodes == c.nodes && old.body == c.body) {
           c.lambda = old.lambda;
           break;
         }
       }
-      soft_touch_dynamic |= b.dynamic();
-      s.contacts.push_back(c);
     }
   }
 }
@@ -93,15 +136,43 @@ void World::Impl::soft_detect() {
 void World::Impl::soft_contact_rows() {
   const double h = settings.dt;
   for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
-    const SoftBody& s = soft_bodies[k];
-    for (const SoftContact& c : s.contacts) {
-      const Vec3 x = s.solid->iterate().segment<3>(3 * c.node);
+    SoftBody& s = soft_bodies[k];
+    for (SoftContact& c : s.contacts) {
+      if (c.corners == 3 && c.offset > 0) {
+        // A face against a round body: the face's point nearest the core and the direction to
+        // it at this iterate (the gradient of their distance), so that the face rolls over
+        // the body. Fixed for the step, the point pivoted: the face turned into the body by
+        // about r (turn)^2 / 2 a step, and pushing it out next step did work.
+        const Eigen::VectorXd& xi = s.solid->iterate();
+        const Vec3 a = xi.segment<3>(3 * c.nodes[0]), b = xi.segment<3>(3 * c.nodes[1]),
+                   e = xi.segment<3>(3 * c.nodes[2]);
+        const Vec3 p0 = detail::point(q[c.body], c.core0), p1 = detail::point(q[c.body], c.core1);
+        double t = 0;
+        Vec3 near;
+        detail::closest_segment_triangle(p0, p1, a, b, e, t, near);
+        const Vec3 core = p0 + t * (p1 - p0);
+        const double dist = (near - core).norm();
+        if (dist > 1e-12 * c.offset) {
+          c.pn = (1 - t) * c.core0 + t * c.core1;
+          c.weights = detail::barycentric(near, a, b, e).cwiseMax(0.0);
+          c.weights /= c.weights.sum();
+          c.n = (near - core) / dist;
+          tangents(c.n, c.t1, c.t2);
+          c.p = c.pn + detail::to_body_frame(q[c.body], c.offset * c.n);
+          c.x0 = soft_point(s.solid->state().x, 3, c.nodes, c.weights);
+          c.c0 = detail::point(q_prev[c.body], c.p);
+        }
+      }
+      const Vec3 x = soft_point(s.solid->iterate(), c.corners, c.nodes, c.weights);
       const Vec3 xb = detail::point(q[c.body], c.p);
       const bool moves = bodies[c.body].dynamic();
       for (int t = 0; t < 3; ++t) {
         SoftRow r;
         r.soft = k;
         r.node = c.node;
+        r.corners = c.corners;
+        r.nodes = c.nodes;
+        r.weights = c.weights;
         r.d = t == 0 ? c.n : (t == 1 ? c.t1 : c.t2);
         r.body = moves ? c.body : -1;
         r.p = t == 0 ? c.pn : c.p;

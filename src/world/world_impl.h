@@ -777,9 +777,17 @@ struct World::Impl final : detail::BodyOperators {
     std::int32_t body = -1;  ///< -1: the world
     Vec3 p = Vec3::Zero();
   };
-  /// A soft body's node touching a body (found at the step's start, kept for the step).
+  /// A soft body's surface point touching a body (found at the step's start, kept for the
+  /// step): a node, or a point of a surface face (its corners weighted) that a body's edge or
+  /// corner nears between the nodes.
   struct SoftContact {
-    int node = 0;
+    int node = 0;               ///< the node (of a face point: its corner of most weight)
+    int corners = 1;            ///< 1: the node alone; 3: a face point
+    std::array<int, 3> nodes{};      ///< the face's corners (nodes[0] = node for a node)
+    Vec3 weights = Vec3::UnitX();  ///< their weights at the point (sum 1)
+    /// A face point's round body: its core, body frame (m): a capsule's axis from core0 to
+    /// core1, a sphere's centre (both).
+    Vec3 core0 = Vec3::Zero(), core1 = Vec3::Zero();
     std::int32_t body = 0;      ///< the body it touches (any kind)
     Vec3 p = Vec3::Zero();      ///< the touched point, body frame (COM, principal axes; m)
     /// The normal row's point: the core point of a round body (its centre, or on its axis)
@@ -800,7 +808,10 @@ struct World::Impl final : detail::BodyOperators {
   /// A coupling row of the soft bodies' iteration: d . x_node - d . x_body(p) (+ offset).
   struct SoftRow {
     std::uint32_t soft = 0;
-    int node = 0;
+    int node = 0;               ///< attachments: the node; contacts: as SoftContact
+    int corners = 1;            ///< nodes the row's soft point combines (1 or 3)
+    std::array<int, 3> nodes{};
+    Vec3 weights = Vec3::UnitX();
     Vec3 d = Vec3::Zero();      ///< row direction, world (unit)
     std::int32_t body = -1;     ///< dynamic body of the other side, or -1 (fixed side)
     Vec3 p = Vec3::Zero();      ///< its point, body frame (m)
@@ -808,10 +819,20 @@ struct World::Impl final : detail::BodyOperators {
     int axis = -1;              ///< contact rows: 0 normal, 1 and 2 tangents; -1 attachment
     double s0 = 0;              ///< contact rows: the gap at the step's start (m)
   };
+  /// The point of `corners` nodes with `weights` in the positions (or increments) x (3N).
+  static Vec3 soft_point(const Eigen::VectorXd& x, int corners, const std::array<int, 3>& nodes,
+                         const Vec3& weights) {
+    if (corners == 1) return x.segment<3>(3 * nodes[0]);
+    Vec3 p = Vec3::Zero();
+    for (int k = 0; k < corners; ++k) p += weights[k] * x.segment<3>(3 * nodes[k]);
+    return p;
+  }
   struct SoftBody {
     std::string name;
     std::unique_ptr<fem::FemSolid> solid;
     std::vector<int> surface;     ///< nodes on the boundary faces (contact candidates)
+    /// The boundary faces, corners ordered so (x1 - x0) x (x2 - x0) points out of the solid.
+    std::vector<std::array<int, 3>> faces;
     std::vector<SoftContact> contacts;  ///< contacts of the step
     std::vector<SoftContact> contacts_prev;  ///< the last step's (warm starts)
     double friction = 0;          ///< Coulomb coefficient of its material
