@@ -584,8 +584,9 @@ World::Impl::StepCoefs::StepCoefs(const WorldSettings& s)
 }
 
 Vec12 World::Impl::d_hat(std::size_t i) const {
-  const StepCoefs fresh = coefs.fits(settings) ? StepCoefs() : StepCoefs(settings);
-  const StepCoefs& c = coefs.fits(settings) ? coefs : fresh;
+  const bool current = coefs.fits(settings);
+  const StepCoefs fresh = current ? StepCoefs() : StepCoefs(settings);
+  const StepCoefs& c = current ? coefs : fresh;
   Vec12 d = c.dt * qdot[i] + c.bh2 * minv_fext(i);
   if (c.integration == TimeIntegration::GeneralizedAlpha) {
     d += c.c_acc * acc[i] + c.c_qdd * qddot_of(i);
@@ -673,7 +674,7 @@ void World::Impl::predict() {
 void World::Impl::body_operators() {
   ++operator_stamp;  // every contact operator and dual matrix is built again
   resolvable.solver = nullptr;
-  const double ih2 = 1.0 / beta_h2();
+  const double ih2 = inv_beta_h2();
   const bool polar = settings.rotation == RotationMode::Polar;
   const bool vanilla = settings.integrator == IntegratorMode::Vanilla;
   const std::size_t n = bodies.size();
@@ -752,7 +753,7 @@ void World::Impl::geometric_stiffness(std::size_t i, const Mat3& A, const Mat3& 
   const Mat3 PAt = P * A.transpose();
   const Mat3 tau = 0.5 * (PAt + PAt.transpose());  // (P A^T + A P^T) / 2
   const auto& body = bodies[i];
-  const double ih2 = 1.0 / beta_h2();
+  const double ih2 = inv_beta_h2();
   const Vec3& sigma = body.sigma();
   const double sigma_sum = sigma.sum();
   // Cheap exit: every eigenvalue of K3 is below 2 |tau|_F.
@@ -1233,7 +1234,7 @@ void World::Impl::alpha_update(std::size_t i, Vec12& qdd, Vec12& a, Vec12& v) co
   const double h = settings.dt;
   const Alpha p = alpha();
   const Vec12& u_smooth = limit_smooth.empty() ? u[i] : limit_smooth[i];
-  qdd = (u_smooth - d_hat(i)) * (1.0 / beta_h2()) + minv_fext(i);
+  qdd = (u_smooth - d_hat(i)) * inv_beta_h2() + minv_fext(i);
   a = ((1 - p.af) * qdd + p.af * qddot_of(i) - p.am * acc[i]) / (1 - p.am);
   v = qdot[i] + h * ((1 - p.gamma) * acc[i] + p.gamma * a);
 }

@@ -163,6 +163,8 @@ struct World::Impl final : detail::BodyOperators {
   Alpha alpha() const { return coefs.fits(settings) ? coefs.alpha : StepCoefs(settings).alpha; }
   /// beta' h^2 (s^2): the step's effective inertia scale, Hb = M_A / (beta' h^2) + Kb.
   double beta_h2() const { return coefs.fits(settings) ? coefs.bh2 : StepCoefs(settings).bh2; }
+  /// 1 / (beta' h^2) (1/s^2).
+  double inv_beta_h2() const { return coefs.fits(settings) ? coefs.ih2 : StepCoefs(settings).ih2; }
   /// The time integration's constants for a time step, h and rho (computed once per step
   /// instead of once per body and use).
   struct StepCoefs {

@@ -535,18 +535,24 @@ TEST(SoftBody, PenaltyContactSlidesAtTheCoulombAcceleration) {
               expected, 100 * (a - expected) / expected);
 }
 
+/// A plate of `mass` (kg) welded to the world with its top face at z = 0.4 m: a dynamic body
+/// whose contacts go through the joint solve. Returns the weld.
+JointId weld_plate(World& w, double mass) {
+  const BodyId p = w.add_body(plate(Vec3(0, 0, 0.375), mass));
+  JointDef j;
+  j.type = JointType::Fixed;
+  j.body_b = p;
+  j.anchor = Vec3(0, 0, 0.375);
+  return w.add_joint(j);
+}
+
 // A soft cube dropped on a plate held by a fixed joint: the energy never rises, and once the
 // cube has settled the joint carries the weight of both (contact between a soft body and a
 // dynamic body).
 TEST(SoftBody, LandsOnADynamicPlate) {
   const double g = 9.81, m_plate = 0.5;
   World w(exact_contact(0.01));
-  const BodyId p = w.add_body(plate(Vec3(0, 0, 0.375), m_plate));
-  JointDef j;
-  j.type = JointType::Fixed;
-  j.body_b = p;
-  j.anchor = Vec3(0, 0, 0.375);
-  const JointId ji = w.add_joint(j);
+  const JointId ji = weld_plate(w, m_plate);
   SoftBodyDef d = soft_box(Vec3(-0.05, -0.05, 0.41), Vec3(0.05, 0.05, 0.51), 2, 2, 2, 5e4);
   d.material.friction = 0.5;
   const SoftBodyId s = w.add_soft_body(d);
@@ -573,12 +579,7 @@ TEST(SoftBody, FarCandidatesLeaveALandingUnchanged) {
     WorldSettings st = exact_contact(0.01);
     st.contact.margin = margin;
     World w(st);
-    const BodyId p = w.add_body(plate(Vec3(0, 0, 0.375), 0.5));
-    JointDef j;
-    j.type = JointType::Fixed;
-    j.body_b = p;
-    j.anchor = Vec3(0, 0, 0.375);
-    w.add_joint(j);
+    weld_plate(w, 0.5);
     SoftBodyDef d = soft_box(Vec3(-0.05, -0.05, 0.41), Vec3(0.05, 0.05, 0.51), 2, 2, 2, 5e4);
     d.material.friction = 0.5;
     const SoftBodyId s = w.add_soft_body(d);
