@@ -31,10 +31,11 @@ struct SoftAttachment {
 /// a single linearised iteration of a nonlinear solid can gain energy.
 /// Contact (WorldSettings::contact, when its model is not None): the nodes on the mesh's
 /// boundary against every colliding body (static, kinematic or dynamic) but the ones the soft
-/// body is attached to, found at the step's start; each is a contact point (normal row and
-/// two friction rows, exact or penalty as the settings say) solved with the attachments in one
-/// complementarity problem over the joints and the solid's compliance. Soft bodies do not
-/// collide with each other or with themselves.
+/// body is attached to, and (face_contacts) its boundary faces against spheres and capsules,
+/// found at the step's start; each is a contact point (normal row and two friction rows, exact
+/// or penalty as the settings say) solved with the attachments in one complementarity problem
+/// over the joints and the solid's compliance. Soft bodies do not collide with each other or
+/// with themselves.
 struct SoftBodyDef {
   std::string name;                       ///< unique among soft bodies; may be empty
   std::vector<Vec3> nodes;                ///< rest positions, world frame at time 0 (m)
@@ -43,6 +44,10 @@ struct SoftBodyDef {
   /// its contacts (combined with the other body's as for bodies: geometric mean).
   Material material{1000.0, 1e6, 0.3, 0.5};
   Vec3 linear_velocity = Vec3::Zero();    ///< initial velocity of every node (m/s)
+  /// Boundary faces touch spheres and capsules at their points between the nodes (a round
+  /// body thinner than the node spacing would pass between nodes). Off: nodes only, which is
+  /// enough where every round body is thicker than half the surface's node spacing.
+  bool face_contacts = true;
   std::vector<SoftAttachment> attachments;  ///< one per node at most
 };
 

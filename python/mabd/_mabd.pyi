@@ -118,10 +118,11 @@ class SoftBodyDef:
     tets: _Array  # (M, 4) node indices
     material: Material
     linear_velocity: _Array  # m/s, world
+    face_contacts: bool  # faces touch spheres and capsules (False: nodes only)
     attachments: List[Tuple[int, Optional[int]]]  # (node, body id or None: the world)
     def __init__(self, *, name: str = ..., nodes: Any = ..., tets: Any = ...,
                  material: Material = ..., linear_velocity: _Vec3 = ...,
-                 attachments: Sequence[Tuple[int, Optional[int]]] = ...) -> None: ...
+                 face_contacts: bool = ..., attachments: Sequence[Tuple[int, Optional[int]]] = ...) -> None: ...
 
 class CollisionPrimitive:
     shape: ShapeDef

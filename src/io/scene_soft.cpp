@@ -13,7 +13,7 @@ namespace {
 
 const std::vector<std::string> kSoftFields = {"name",     "mesh",     "box",
                                               "position", "scale",    "material",
-                                              "linear_velocity", "attach"};
+                                              "linear_velocity", "attach", "face_contacts"};
 const std::vector<std::string> kBoxFields = {"size", "cells"};
 const std::vector<std::string> kAttachFields = {"body", "nodes", "region"};
 const std::vector<std::string> kRegionFields = {"min", "max"};
@@ -103,6 +103,7 @@ void add_soft_bodies(const Node& soft_bodies, const std::string& base_dir,
     def.tets.assign(mesh.tets.begin(), mesh.tets.end());
     if (auto n = item.get("material")) def.material = material(*n);
     if (auto n = item.get("linear_velocity")) def.linear_velocity = n->vec3();
+    if (auto n = item.get("face_contacts")) def.face_contacts = n->boolean();
     if (auto list = item.get("attach")) {
       list->expect_array();
       for (std::size_t k = 0; k < list->size(); ++k) parse_attach(list->element(k), def, soft);

@@ -124,6 +124,9 @@ void bind_soft(py::module_& m, py::class_<PyWorld>& cls) {
              "friction of its contacts (geometric mean with the other body's)")
       .field("linear_velocity", &SoftBodyDef::linear_velocity,
              "initial velocity of every node, world frame (m/s)")
+      .field("face_contacts", &SoftBodyDef::face_contacts,
+             "boundary faces touch spheres and capsules between the nodes (default True); "
+             "False: nodes only")
       .property("attachments", &attachments_list, &set_attachments,
                 "list of (node index, body id or None): the node is held at the point of the "
                 "body (None: the world) where it is when the soft body is added; one per node "

@@ -46,6 +46,7 @@ World::Impl::SoftBody::SoftBody(const SoftBody& o)
       contacts(o.contacts),
       contacts_prev(o.contacts_prev),
       friction(o.friction),
+      face_contacts(o.face_contacts),
       links(o.links),
       pins(o.pins),
       dx(o.dx) {
@@ -115,6 +116,7 @@ SoftBodyId World::add_soft_body(const SoftBodyDef& def) {
   Impl::SoftBody s;
   s.name = def.name;
   s.friction = m.friction;
+  s.face_contacts = def.face_contacts;
   if (!(m.friction >= 0) || !std::isfinite(m.friction)) {
     throw InvalidArgument(label + ": friction " + std::to_string(m.friction) + " must be >= 0");
   }

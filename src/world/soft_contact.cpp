@@ -99,7 +99,10 @@ void World::Impl::soft_detect() {
     }
     vertices.resize(s.solid->model().num_nodes());
     for (std::size_t i = 0; i < vertices.size(); ++i) vertices[i] = st.x.segment<3>(3 * i);
-    collision.detect_triangles(poses, vertices, s.faces, outward, margin, attached, found_faces);
+    found_faces.clear();
+    if (s.face_contacts) {
+      collision.detect_triangles(poses, vertices, s.faces, outward, margin, attached, found_faces);
+    }
     for (const detail::TriangleContact& tc : found_faces) {
       SoftContact c;
       c.corners = 3;

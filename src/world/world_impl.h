@@ -838,6 +838,7 @@ struct World::Impl final : detail::BodyOperators {
     std::vector<SoftContact> contacts;  ///< contacts of the step
     std::vector<SoftContact> contacts_prev;  ///< the last step's (warm starts)
     double friction = 0;          ///< Coulomb coefficient of its material
+    bool face_contacts = true;    ///< faces touch spheres and capsules (SoftBodyDef)
     std::vector<SoftLink> links;  ///< attachments to dynamic bodies (constraint rows)
     std::vector<SoftLink> pins;   ///< attachments to the world, static or kinematic bodies
     Eigen::VectorXd dx;           ///< the Newton increment of the iteration (m, 3N)

@@ -33,6 +33,7 @@ TEST(SceneSoft, BoxPlacedAndAttachedByRegion) {
   const Scene scene = parse_scene(scene_with(R"({"name": "blob",
       "box": {"size": [0.2, 0.2, 0.2], "cells": [2, 2, 2]}, "position": [0, 0, 0.25],
       "material": {"density": 500, "youngs_modulus": 2e5, "poisson_ratio": 0.25},
+      "face_contacts": false,
       "attach": [{"body": "plate", "region": {"min": [-1, -1, 0.349], "max": [1, 1, 0.351]}},
                  {"body": "world", "nodes": [0]}]})"), "s.json", kBase);
   ASSERT_EQ(scene.soft_bodies.size(), 1u);
@@ -41,6 +42,7 @@ TEST(SceneSoft, BoxPlacedAndAttachedByRegion) {
   EXPECT_EQ(s.def.tets.size(), 48u);
   EXPECT_DOUBLE_EQ(s.def.nodes[0].z(), 0.15);
   EXPECT_DOUBLE_EQ(s.def.material.youngs_modulus, 2e5);
+  EXPECT_FALSE(s.def.face_contacts);
   ASSERT_EQ(s.def.attachments.size(), 10u);  // the top face's 9 nodes, and node 0
   EXPECT_EQ(s.attach_bodies[0], "plate");
   EXPECT_EQ(s.attach_bodies[9], "world");
@@ -56,6 +58,7 @@ TEST(SceneSoft, MeshFileIsRead) {
       "scale": 0.5, "position": [0, 0, 1]})"), "s.json", kBase);
   ASSERT_EQ(scene.soft_bodies.size(), 1u);
   EXPECT_GT(scene.soft_bodies[0].def.tets.size(), 100u);
+  EXPECT_TRUE(scene.soft_bodies[0].def.face_contacts);
   EXPECT_NO_THROW(build_world(scene));
 }
 
@@ -73,6 +76,10 @@ TEST(SceneSoft, ErrorsNameTheItem) {
   EXPECT_NE(error_of(R"({"name": "b", "box": {"size": [0.1, 0.1, 0.1], "cells": [1, 1, 1]},
                          "attach": [{"body": "plate", "nodes": [0, 0]}]})")
                 .find("soft_bodies[0] 'b': attachment 1: node 0 is attached already"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"name": "b", "box": {"size": [0.1, 0.1, 0.1], "cells": [1, 1, 1]},
+                         "face_contacts": 1})")
+                .find("soft_bodies[0] 'b': face_contacts: expected a boolean"),
             std::string::npos);
   EXPECT_NE(error_of(R"({"name": "b", "mesh": "missing.node"})").find("missing"),
             std::string::npos);

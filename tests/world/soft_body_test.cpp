@@ -607,7 +607,12 @@ TEST(SoftBody, FarCandidatesLeaveALandingUnchanged) {
 // 70 rad/s to let it in. The sphere's joint is a ball chain of one link, whose closed-form
 // dual kept no rows for the contact's response: the Newton loop then ran to its cap of 50
 // iterations every step and let the box 3.7 cm into the sphere.
-TEST(SoftBody, FrictionlessLandingDoesNotTurnALightSphere) {
+struct SphereLanding {
+  double spin = 0, inside = 0, face_inside = 0, gain = 0;  // rad/s, m, m, J (worst of steps)
+  int contact_steps = 0, most_iterations = 0;
+};
+
+SphereLanding land_on_a_light_sphere(bool face_contacts) {
   World w(exact_contact(0.01));
   BodyDef ball;
   ball.name = "ball";
@@ -623,10 +628,11 @@ TEST(SoftBody, FrictionlessLandingDoesNotTurnALightSphere) {
   w.add_joint(j);
   SoftBodyDef d = soft_box(Vec3(-0.02, -0.05, 0.052), Vec3(0.08, 0.05, 0.152), 2, 2, 2, 5e4);
   d.material.friction = 0;
+  d.face_contacts = face_contacts;
   const SoftBodyId s = w.add_soft_body(d);
-  double spin = 0, inside = 0, face_inside = 0, gain = 0;
+  SphereLanding r;
+  double &spin = r.spin, &inside = r.inside, &face_inside = r.face_inside, &gain = r.gain;
   double e_prev = w.kinetic_energy() + w.potential_energy();
-  int contact_steps = 0, most_iterations = 0;
   for (int n = 0; n < 60; ++n) {
     w.step();
     spin = std::max(spin, w.twist(b).angular.norm());
@@ -641,18 +647,35 @@ TEST(SoftBody, FrictionlessLandingDoesNotTurnALightSphere) {
         face_inside = std::max(face_inside, 0.05 - near.norm());
       }
     }
-    contact_steps += w.last_step().contacts > 0;
-    most_iterations = std::max(most_iterations, w.last_step().newton_iterations);
+    r.contact_steps += w.last_step().contacts > 0;
+    r.most_iterations = std::max(r.most_iterations, w.last_step().newton_iterations);
     const double e = w.kinetic_energy() + w.potential_energy();
     gain = std::max(gain, e - e_prev);
     e_prev = e;
   }
-  EXPECT_GT(contact_steps, 15);
-  EXPECT_LE(most_iterations, 20);
-  EXPECT_LT(spin, 1e-6);     // rad/s
-  EXPECT_LT(inside, 1e-5);   // m: no node inside the sphere
-  EXPECT_LT(face_inside, 1e-5);  // m: nor any point of a face
-  EXPECT_LT(gain, 1e-9);     // J
+  return r;
+}
+
+TEST(SoftBody, FrictionlessLandingDoesNotTurnALightSphere) {
+  const SphereLanding r = land_on_a_light_sphere(true);
+  EXPECT_GT(r.contact_steps, 15);
+  EXPECT_LE(r.most_iterations, 20);
+  EXPECT_LT(r.spin, 1e-6);         // rad/s
+  EXPECT_LT(r.inside, 1e-5);       // m: no node inside the sphere
+  EXPECT_LT(r.face_inside, 1e-5);  // m: nor any point of a face
+  EXPECT_LT(r.gain, 1e-9);         // J
+}
+
+// The same landing with face_contacts off: the nodes alone touch, and a sphere of radius 5 cm under
+// 5 cm cells presses into the bottom face between them (what the faces are for), while no
+// node enters it and the landing stays as calm (no spin, no energy gained).
+TEST(SoftBody, WithoutFaceContactsOnlyTheNodesKeepOut) {
+  const SphereLanding r = land_on_a_light_sphere(false);
+  EXPECT_GT(r.contact_steps, 15);
+  EXPECT_LT(r.spin, 1e-6);         // rad/s
+  EXPECT_LT(r.inside, 1e-5);       // m
+  EXPECT_GT(r.face_inside, 5e-3);  // m: the faces are not kept out
+  EXPECT_LT(r.gain, 1e-9);         // J
 }
 
 // A step whose soft loop ends above the tolerance is taken, and said once: a hanging box
