@@ -322,18 +322,19 @@ double World::Impl::soft_iteration() {
     }
     return g;
   };
-  // Working set: a candidate joins once it is pushing or its free increments bring it within
-  // kJoin of touching, and stays for the step. After each solve the points left out are
-  // checked at the new increments; any that would sink past kSink joins and the rows are
-  // solved again. Far candidates (most, as a body nears) then cost nothing.
+  // Working set: it starts with the candidates that push (in the last step or iteration) or
+  // lie within kJoin of touching at this iterate, and a candidate that joins stays for the
+  // step. After each solve the points left out are checked at the new increments; any that
+  // would sink past kSink joins and the rows are solved again. A point left out that stays
+  // clear has no force in the full problem either, so the set's solution is the full one.
+  // Far candidates (most, as a body nears) then cost nothing, and neither do the many near
+  // ones that a resting soft body's free increments (gravity alone) would sink.
   constexpr double kJoin = 1e-4, kSink = 1e-7;  // m
   std::vector<Eigen::VectorXd> dx0(soft_bodies.size());
   for (std::size_t k = 0; k < soft_bodies.size(); ++k) dx0[k] = soft_bodies[k].dx;
   for (std::size_t p = 0; p < candidates.size(); ++p) {
     SoftContact& c = *candidates[p];
-    if (!c.in_set && (c.lambda[0] != 0 || gap_after(all[3 * p], dx0, false) < kJoin)) {
-      c.in_set = true;
-    }
+    if (!c.in_set && (c.lambda[0] != 0 || all[3 * p].value < kJoin)) c.in_set = true;
   }
   std::vector<SoftRow> list;
   std::vector<SoftContact*> members;
@@ -351,12 +352,10 @@ double World::Impl::soft_iteration() {
     list.insert(list.end(), all.begin() + first_link, all.end());
     const int m = static_cast<int>(list.size());
     has_dy = false;
-    if (m == 0) {
-      for (std::size_t k = 0; k < soft_bodies.size(); ++k) dx[k] = dx0[k];
-      break;
-    }
-    if (const char* error = soft_solve(list, members, lambda, has_dy)) {
-      fail(soft_bodies.front(), error);
+    if (m > 0) {
+      if (const char* error = soft_solve(list, members, lambda, has_dy)) {
+        fail(soft_bodies.front(), error);
+      }
     }
     // The solids' increment dx = dx0 - H_f^{-1} sum_r d_r lambda_r (at the row's node).
     for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
