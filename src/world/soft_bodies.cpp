@@ -503,7 +503,7 @@ const char* World::Impl::soft_solve(const std::vector<SoftRow>& list,
       alpha[r] = 1.0 / law.k_eff;
       b[r] -= law.pull / law.k_eff;
     } else if (row.axis == 0) {
-      alpha[r] = detail::kExactFloor * krr;
+      alpha[r] = (row.body >= 0 ? detail::kExactFloor : detail::kSoftStaticFloor) * krr;
     } else if (row.axis > 0) {
       alpha[r] = detail::kStickFloor * krr;
     } else {
