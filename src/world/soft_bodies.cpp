@@ -330,8 +330,6 @@ double World::Impl::soft_iteration() {
   // Far candidates (most, as a body nears) then cost nothing, and neither do the many near
   // ones that a resting soft body's free increments (gravity alone) would sink.
   constexpr double kJoin = 1e-4, kSink = 1e-7;  // m
-  std::vector<Eigen::VectorXd> dx0(soft_bodies.size());
-  for (std::size_t k = 0; k < soft_bodies.size(); ++k) dx0[k] = soft_bodies[k].dx;
   for (std::size_t p = 0; p < candidates.size(); ++p) {
     SoftContact& c = *candidates[p];
     if (!c.in_set && (c.lambda[0] != 0 || all[3 * p].value < kJoin)) c.in_set = true;
@@ -357,10 +355,11 @@ double World::Impl::soft_iteration() {
         fail(soft_bodies.front(), error);
       }
     }
-    // The solids' increment dx = dx0 - H_f^{-1} sum_r d_r lambda_r (at the row's node).
+    // The solids' increment dx = dx0 - H_f^{-1} sum_r d_r lambda_r (at the row's node), dx0
+    // their own Newton increments (s.dx until the end of the iteration).
     for (std::uint32_t k = 0; k < soft_bodies.size(); ++k) {
       SoftBody& s = soft_bodies[k];
-      dx[k] = dx0[k];
+      dx[k] = s.dx;
       Eigen::VectorXd f = Eigen::VectorXd::Zero(3 * s.solid->model().num_nodes());
       bool any = false;
       for (int r = 0; r < m; ++r) {

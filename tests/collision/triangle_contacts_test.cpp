@@ -10,6 +10,19 @@
 namespace mabd::detail {
 namespace {
 
+/// A sphere or capsule primitive (m) with its bounding radius.
+Primitive round_primitive(ShapeType type, double radius, double half_length = 0) {
+  Primitive p;
+  p.type = type;
+  p.radius = radius;
+  p.half_length = half_length;
+  p.bound_radius = radius + half_length;
+  return p;
+}
+
+/// The face of both primitive tests: in the plane z = 0.1, its solid above (outward -z).
+const Vec3 kA(0, 0, 0.1), kB(1, 0, 0.1), kC(0, 1, 0.1), kOutward(0, 0, -1);
+
 TEST(ClosestSegmentTriangle, MatchesDenseSampling) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(-1, 1);
@@ -40,17 +53,13 @@ TEST(ClosestSegmentTriangle, MatchesDenseSampling) {
 TEST(PrimitiveTriangle, SphereUnderAFaceBetweenItsCorners) {
   // Triangle in the plane z = 0.1, its solid above (outward -z), a sphere of radius 0.05 at
   // (0.2, 0.1, 0.04): its nearest face point is (0.2, 0.1, 0.1), gap 0.06 - 0.05.
-  Primitive sphere;
-  sphere.type = ShapeType::Sphere;
-  sphere.radius = 0.05;
-  sphere.bound_radius = 0.05;
+  const Primitive sphere = round_primitive(ShapeType::Sphere, 0.05);
   Placed placed;
   placed.prim = &sphere;
   placed.translation = Vec3(0.2, 0.1, 0.04);
-  const Vec3 a(0, 0, 0.1), b(1, 0, 0.1), c(0, 1, 0.1);
   TriangleContact out;
   Vec3 p_world;
-  ASSERT_TRUE(primitive_triangle(placed, a, b, c, Vec3(0, 0, -1), 0.02, out, p_world));
+  ASSERT_TRUE(primitive_triangle(placed, kA, kB, kC, kOutward, 0.02, out, p_world));
   EXPECT_NEAR(out.gap, 0.01, 1e-14);
   EXPECT_NEAR((out.normal - Vec3(0, 0, 1)).norm(), 0, 1e-14);
   EXPECT_NEAR((out.weights - Vec3(0.7, 0.2, 0.1)).norm(), 0, 1e-14);
@@ -58,29 +67,24 @@ TEST(PrimitiveTriangle, SphereUnderAFaceBetweenItsCorners) {
   EXPECT_DOUBLE_EQ(out.radius, 0.05);
   // Beyond the margin, under a corner (a node's contact), or with the centre above the face
   // (through the surface): none.
-  EXPECT_FALSE(primitive_triangle(placed, a, b, c, Vec3(0, 0, -1), 0.005, out, p_world));
+  EXPECT_FALSE(primitive_triangle(placed, kA, kB, kC, kOutward, 0.005, out, p_world));
   placed.translation = Vec3(-0.05, -0.05, 0.04);
-  EXPECT_FALSE(primitive_triangle(placed, a, b, c, Vec3(0, 0, -1), 0.2, out, p_world));
+  EXPECT_FALSE(primitive_triangle(placed, kA, kB, kC, kOutward, 0.2, out, p_world));
   placed.translation = Vec3(0.2, 0.1, 0.12);
-  EXPECT_FALSE(primitive_triangle(placed, a, b, c, Vec3(0, 0, -1), 0.2, out, p_world));
+  EXPECT_FALSE(primitive_triangle(placed, kA, kB, kC, kOutward, 0.2, out, p_world));
 }
 
 TEST(PrimitiveTriangle, CapsuleAcrossAFaceTouchesItOnItsAxis) {
   // A capsule along x under the same face: the axis point nearest the face is on the face's
   // side of the axis, the weights those of the face point straight above it.
-  Primitive capsule;
-  capsule.type = ShapeType::Capsule;
-  capsule.radius = 0.02;
-  capsule.half_length = 2.0;
-  capsule.bound_radius = 2.02;
+  const Primitive capsule = round_primitive(ShapeType::Capsule, 0.02, 2.0);
   Placed placed;
   placed.prim = &capsule;
   placed.rotation = Eigen::AngleAxisd(EIGEN_PI / 2, Vec3::UnitY()).toRotationMatrix();  // z -> x
   placed.translation = Vec3(0.3, 0.25, 0.07);
-  const Vec3 a(0, 0, 0.1), b(1, 0, 0.1), c(0, 1, 0.1);
   TriangleContact out;
   Vec3 p_world;
-  ASSERT_TRUE(primitive_triangle(placed, a, b, c, Vec3(0, 0, -1), 0.05, out, p_world));
+  ASSERT_TRUE(primitive_triangle(placed, kA, kB, kC, kOutward, 0.05, out, p_world));
   EXPECT_NEAR(out.gap, 0.01, 1e-12);
   EXPECT_NEAR((out.normal - Vec3(0, 0, 1)).norm(), 0, 1e-12);
   EXPECT_NEAR(p_world.z(), 0.09, 1e-12);
