@@ -35,6 +35,15 @@ bool CgDual::solve(const RowSet& rows, const BodyOperators& /*ops*/, const std::
   }
   block_begin_.push_back(m);
   start(index, m);
+  // The structure of the last solve: the values straight into the solver's block rows.
+  if (auto fill = solver_.direct_fill(m, block_begin_, pattern)) {
+    if (assemble_dual_into(rows, index, *fill->coords, *fill->slots, fill->values)) {
+      result_ = solver_.solve_filled(rhs, x_);
+      if (!result_.converged) return false;
+      sol = x_;
+      return true;
+    }
+  }
   assemble_dual(rows, index, trip_);
   result_ = solver_.solve(m, trip_, block_begin_, rhs, pattern, x_);
   if (!result_.converged) return false;

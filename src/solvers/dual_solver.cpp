@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "solvers/triplet_scatter.h"
+
 namespace mabd::detail {
 
 namespace {
@@ -40,6 +42,27 @@ void assemble_dual(const RowSet& rows, const std::vector<int>& index,
   for (int r = 0; r < rows.size(); ++r) {
     if (index[r] >= 0) trip.emplace_back(index[r], index[r], rows.rows[r].compliance);
   }
+}
+
+bool assemble_dual_into(const RowSet& rows, const std::vector<int>& index,
+                        const std::vector<std::uint64_t>& coords, const std::vector<int>& slots,
+                        double* values) {
+  const std::size_t nt = coords.size();
+  std::size_t k = 0;
+  bool ok = true;
+  const auto add = [&](int r, int c, double v) {
+    if (!ok || k >= nt || coords[k] != pack_coordinate(r, c)) {
+      ok = false;
+      return;
+    }
+    if (slots[k] >= 0) values[slots[k]] += v;
+    ++k;
+  };
+  for (std::size_t i = 0; i < rows.rows_of.size() && ok; ++i) body_entries(rows, index, i, add);
+  for (int r = 0; r < rows.size() && ok; ++r) {
+    if (index[r] >= 0) add(index[r], index[r], rows.rows[r].compliance);
+  }
+  return ok && k == nt;
 }
 
 void patch_dual(const RowSet& rows, const std::vector<int>& index,

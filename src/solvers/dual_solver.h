@@ -54,6 +54,13 @@ class DualSolver {
 void assemble_dual(const RowSet& rows, const std::vector<int>& index,
                    std::vector<Eigen::Triplet<double>>& trip,
                    std::vector<std::size_t>* body_begin = nullptr);
+/// The same triplets as assemble_dual, each added into values[slots[k]] (slots < 0: dropped)
+/// as it is computed, without storing them. Returns false, values partly filled, as soon as a
+/// triplet's coordinate differs from coords[k] or their count from coords' (the structure
+/// changed: the caller assembles again with assemble_dual).
+bool assemble_dual_into(const RowSet& rows, const std::vector<int>& index,
+                        const std::vector<std::uint64_t>& coords, const std::vector<int>& slots,
+                        double* values);
 /// Recomputes in place the triplets of `bodies` (their W changed, rows and active set the
 /// same as when assemble_dual wrote `trip` and `body_begin`): the same triplets a full
 /// assembly would write.

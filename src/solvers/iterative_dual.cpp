@@ -37,6 +37,7 @@ bool IterativeDualSolver::build(int n, const std::vector<Eigen::Triplet<double>>
   const std::size_t nt = triplets.size();
   coord_.resize(nt);
   slot_.assign(nt, -1);
+  direct_slot_.clear();  // composed again from the new slots
   std::vector<int> start(un + 1, 0);
   for (std::size_t k = 0; k < nt; ++k) {
     const auto& t = triplets[k];
@@ -125,6 +126,24 @@ void robust_inverse(const std::vector<double>& block, int s, double scale, doubl
   if (!ok) {
     std::fill(inv, inv + s * s, 0.0);
     for (int i = 0; i < s; ++i) inv[i * s + i] = 1 / scale;
+  }
+}
+
+/// robust_inverse of a 3 x 3 block (row-major), the same operations at a fixed size.
+void robust_inverse3(const double* block, double scale, double pivot_floor, double first_shift,
+                     double* inv) {
+  bool ok = false;
+  double shift = 0;
+  double work[9];
+  for (int attempt = 0; attempt < 8 && !ok; ++attempt) {
+    std::copy(block, block + 9, work);
+    for (int i = 0; i < 3; ++i) work[i * 3 + i] += shift;
+    ok = spd_inverse(work, 3, pivot_floor * scale, inv);
+    shift = shift == 0 ? first_shift * scale : 100 * shift;
+  }
+  if (!ok) {
+    std::fill(inv, inv + 9, 0.0);
+    for (int i = 0; i < 3; ++i) inv[i * 3 + i] = 1 / scale;
   }
 }
 
@@ -228,9 +247,71 @@ void IterativeDualSolver::build_lines() {
   for (int l = 0; l < L.partition.lines(); ++l)
     for (int p = L.partition.line_begin[l]; p < L.partition.line_begin[l + 1]; ++p)
       if (L.size[p] != 3) L.uniform3[static_cast<std::size_t>(l)] = 0;
+  // Where the 3-row lines' blocks lie in the block rows (the upper triangle, diagonal blocks
+  // included: block (a, b) with a <= b in row a).
+  const auto block_at = [&](int a, int b) {
+    const auto first = bcol_.begin() + brow_start_[a], end = bcol_.begin() + brow_start_[a + 1];
+    const auto it = std::lower_bound(first, end, b);
+    return it != end && *it == b ? bval_start_[static_cast<std::size_t>(it - bcol_.begin())] : -1;
+  };
+  L.diag_at.assign(np, -1);
+  L.coupling_at.assign(np, -1);
+  L.coupling_t.assign(np, 0);
+  for (int l = 0; l < L.partition.lines(); ++l) {
+    if (!L.uniform3[static_cast<std::size_t>(l)]) continue;
+    for (int p = L.partition.line_begin[l]; p < L.partition.line_begin[l + 1]; ++p) {
+      const int a = order[static_cast<std::size_t>(p)];
+      L.diag_at[p] = block_at(a, a);
+      if (p + 1 < L.partition.line_begin[l + 1]) {
+        const int b = order[static_cast<std::size_t>(p) + 1];
+        L.coupling_at[p] = block_at(std::min(a, b), std::max(a, b));
+        L.coupling_t[p] = a > b;
+      }
+    }
+  }
   L.pivot.assign(static_cast<std::size_t>(L.pivot_start[np]), 0.0);
   L.coupling.assign(static_cast<std::size_t>(L.coupling_start[np]), 0.0);
   L.built = true;
+}
+
+void IterativeDualSolver::factor_line3(int l) {
+  Lines& L = lines_;
+  const int p0 = L.partition.line_begin[l], p1 = L.partition.line_begin[l + 1];
+  const double* val = bval_.data();
+  double c_prev[9] = {}, c_next[9], block[9];
+  for (int p = p0; p < p1; ++p) {
+    double* inv = L.pivot.data() + L.pivot_start[p];
+    std::copy(val + L.diag_at[p], val + L.diag_at[p] + 9, block);
+    const double scale =
+        std::max({std::abs(block[0]), std::abs(block[4]), std::abs(block[8])});
+    if (p > p0) {  // P_p = D_p - C_{p-1}^T E_{p-1}
+      const double* e = L.coupling.data() + L.coupling_start[p - 1];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          double sum = 0;
+          for (int k = 0; k < 3; ++k) sum += c_prev[k * 3 + i] * e[k * 3 + j];
+          block[i * 3 + j] -= sum;
+        }
+    }
+    if (!(scale > 0) || !std::isfinite(scale)) {  // zero or invalid rows: left alone
+      std::fill(inv, inv + 9, 0.0);
+    } else {
+      robust_inverse3(block, scale, 1e-14, 1e-12, inv);
+    }
+    if (p + 1 == p1) break;
+    // E_p = P_p^{-1} C_p, C_p = A(block p, block p + 1) from its stored block.
+    const double* m = val + L.coupling_at[p];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) c_next[i * 3 + j] = L.coupling_t[p] ? m[j * 3 + i] : m[i * 3 + j];
+    double* e = L.coupling.data() + L.coupling_start[p];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        double sum = 0;
+        for (int k = 0; k < 3; ++k) sum += inv[i * 3 + k] * c_next[k * 3 + j];
+        e[i * 3 + j] = sum;
+      }
+    std::copy(c_next, c_next + 9, c_prev);
+  }
 }
 
 void IterativeDualSolver::factor_lines() {
@@ -238,6 +319,10 @@ void IterativeDualSolver::factor_lines() {
   const std::vector<int>& begin = L.partition.line_begin;
   std::vector<double> block, work, c_prev, c_next;
   for (std::size_t l = 0; l + 1 < begin.size(); ++l) {
+    if (L.uniform3[l]) {
+      factor_line3(static_cast<int>(l));
+      continue;
+    }
     for (int p = begin[l]; p < begin[l + 1]; ++p) {
       const int s = L.size[p], b0 = L.row[p];
       double* inv = L.pivot.data() + L.pivot_start[p];
@@ -552,6 +637,45 @@ IterativeDualResult IterativeDualSolver::solve(int n,
     coarse_.clear();
   }
   fill_block_rows();
+  return prepare_and_iterate(b, x);
+}
+
+std::optional<IterativeDualSolver::DirectFill> IterativeDualSolver::direct_fill(
+    int n, const std::vector<int>& block_begin, std::uint64_t pattern) {
+  const bool lines =
+      max_block_ <= kMaxLineBlock && settings.preconditioner != DualPreconditioner::Blocks;
+  if (!valid_ || !lines || !lines_.built || n != n_ || pattern != pattern_ ||
+      block_begin != block_begin_ ||
+      std::find(lines_.uniform3.begin(), lines_.uniform3.end(), 0) != lines_.uniform3.end())
+    return std::nullopt;
+  if (direct_slot_.size() != slot_.size()) {
+    direct_slot_.resize(slot_.size());
+    for (std::size_t k = 0; k < slot_.size(); ++k)
+      direct_slot_[k] = slot_[k] >= 0 ? bsr_slot_[static_cast<std::size_t>(slot_[k])] : -1;
+  }
+  prepared_ = false;
+  std::fill(bval_.begin(), bval_.end(), 0.0);
+  return DirectFill{&coord_, &direct_slot_, bval_.data()};
+}
+
+std::optional<IterativeDualResult> IterativeDualSolver::zero_rhs(const Eigen::VectorXd& b,
+                                                                 Eigen::VectorXd& x) const {
+  if (x.size() != n_) x = Eigen::VectorXd::Zero(n_);
+  if (b.norm() != 0) return std::nullopt;
+  x.setZero();
+  IterativeDualResult result;
+  result.converged = true;
+  return result;
+}
+
+IterativeDualResult IterativeDualSolver::solve_filled(const Eigen::VectorXd& b,
+                                                      Eigen::VectorXd& x) {
+  if (auto done = zero_rhs(b, x)) return *done;
+  return prepare_and_iterate(b, x);
+}
+
+IterativeDualResult IterativeDualSolver::prepare_and_iterate(const Eigen::VectorXd& b,
+                                                             Eigen::VectorXd& x) {
   active_ = max_block_ <= kMaxLineBlock ? settings.preconditioner : DualPreconditioner::Blocks;
   if (active_ == DualPreconditioner::Blocks) {
     factor_blocks();
@@ -571,13 +695,7 @@ IterativeDualResult IterativeDualSolver::resolve(const Eigen::VectorXd& b, Eigen
     result.iterations = -1;
     return result;
   }
-  if (x.size() != n_) x = Eigen::VectorXd::Zero(n_);
-  if (b.norm() == 0) {
-    x.setZero();
-    IterativeDualResult result;
-    result.converged = true;
-    return result;
-  }
+  if (auto done = zero_rhs(b, x)) return *done;
   return iterate(b, x);
 }
 

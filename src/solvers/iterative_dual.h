@@ -28,6 +28,12 @@
 // a small diagonal shift; a singular but consistent system converges in its range, an
 // inconsistent one stops at max_iterations with converged == false.
 //
+// The matrix is kept twice: by rows (CSR, from the triplets) and by 3x3-or-larger blocks of
+// the upper triangle (the products and the lines of 3-row blocks read these). Once the
+// structure is known, a system whose lines are all of 3-row blocks can have its values
+// assembled straight into the blocks (direct_fill, solve_filled; CgDual does so): no
+// triplets, no rows. The lines of 3-row blocks are factored from the blocks at a fixed size.
+//
 // Cost per iteration: one block-sparse matrix-vector product (upper block triangle) and one
 // preconditioner solve (Lines: about 1.3 times the time of a Blocks iteration). The lines are
 // computed from the values of the first solve of a pattern (50-65% on top of the
@@ -67,6 +73,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Core>
@@ -132,6 +139,21 @@ class IterativeDualSolver {
                             const std::vector<int>& block_begin, const Eigen::VectorXd& b,
                             std::uint64_t pattern, Eigen::VectorXd& x);
 
+  /// The values of A straight into the block rows, for a matrix of the last solve's structure
+  /// (no triplets, no row-wise copy): direct_fill returns where triplet k's value adds (-1:
+  /// dropped, the lower triangle) and the coordinates each must have, or null when the
+  /// structure or the preconditioner needs the row-wise values (another pattern or size, a
+  /// line of blocks other than 3 rows, the block preconditioner). block_values() is zeroed by
+  /// direct_fill; solve_filled then solves as solve would with the same triplets, to the bit.
+  struct DirectFill {
+    const std::vector<std::uint64_t>* coords;
+    const std::vector<int>* slots;
+    double* values;
+  };
+  std::optional<DirectFill> direct_fill(int n, const std::vector<int>& block_begin,
+                                        std::uint64_t pattern);
+  IterativeDualResult solve_filled(const Eigen::VectorXd& b, Eigen::VectorXd& x);
+
   /// Solves A x = b again with the matrix and preconditioner of the last solve that reached
   /// its iteration (b of its size; x the initial guess, as in solve). Returns iterations = -1
   /// and converged = false if there is none.
@@ -168,6 +190,11 @@ class IterativeDualSolver {
   void factor_blocks();
   void build_lines();
   void factor_lines();
+  void factor_line3(int l);  ///< factor_lines on a line of 3-row blocks, fixed-size
+  /// x sized to the system; for b = 0, x = 0 and a converged result (nothing to iterate).
+  std::optional<IterativeDualResult> zero_rhs(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
+  /// The preconditioner's factors on the filled values, then the iteration from x.
+  IterativeDualResult prepare_and_iterate(const Eigen::VectorXd& b, Eigen::VectorXd& x);
   /// out = A v from the upper block triangle (A symmetric).
   void multiply(const Eigen::VectorXd& v, Eigen::VectorXd& out) const;
   void precondition(const Eigen::VectorXd& r, Eigen::VectorXd& z);  ///< z = M^{-1} r
@@ -187,6 +214,7 @@ class IterativeDualSolver {
   // bcol_[brow_start_[a] ..] >= a with dense row-major blocks at bval_start_[k] in bval_.
   std::vector<int> brow_start_, bcol_, bval_start_;
   std::vector<int> bsr_slot_;  ///< CSR entry -> index in bval_ (-1: lower triangle)
+  std::vector<int> direct_slot_;  ///< triplet -> index in bval_ (-1: dropped); direct_fill
   std::vector<double> bval_;
   bool uniform3_ = false;  ///< every block has 3 rows
   /// The blocks below the diagonal by block row: for block row b, the upper blocks k =
@@ -207,6 +235,11 @@ class IterativeDualSolver {
     std::vector<int> gather_slot, gather_index;  ///< C_p entries: CSR slot -> index in C_p
     std::vector<double> pivot, coupling;  ///< P_p^{-1} and E_p
     std::vector<char> uniform3;           ///< per line: every block has 3 rows
+    /// Lines of 3-row blocks read their blocks from the block rows (bval_): per position the
+    /// offset of D_p, and of C_p's stored block (block row min(a, b), transposed when the next
+    /// position's block comes first); -1 on other lines and at a line's end.
+    std::vector<int> diag_at, coupling_at;
+    std::vector<char> coupling_t;
     bool built = false;
   } lines_;
   // Triplet -> value slot, and the triplets' coordinates to check the order.

@@ -17,6 +17,7 @@
 #include "solvers/cholesky_dual.h"
 #include "solvers/row_set.h"
 #include "solvers/tree_dual.h"
+#include "solvers/triplet_scatter.h"
 #include "test_bodies.h"
 
 namespace mabd::detail {
@@ -322,6 +323,45 @@ class ScaledBodies : public WorldFrameBodies {
   }
   std::vector<double> scale;
 };
+
+TEST(DualSolvers, AssembleIntoAddsTheTripletsWhereTheSlotsSay) {
+  // assemble_dual_into computes the triplets of assemble_dual and adds each where its slot
+  // says: here the upper triangle of a dense matrix (the lower dropped), the same sums to the
+  // bit as adding the stored triplets. A coordinate or a count that differs is refused.
+  std::mt19937 rng(14);
+  WorldFrameBodies ops(30, rng);
+  Problem p;
+  build(p, ops, tree_edges(30, 2), rng, {5});
+  p.rows.compute_w(ops);
+  const int n = p.rows.size();
+  std::vector<int> index(n);
+  int m = 0;
+  for (int r = 0; r < n; ++r) index[r] = r % 7 == 2 ? -1 : m++;
+  std::vector<Eigen::Triplet<double>> trip;
+  assemble_dual(p.rows, index, trip);
+  std::vector<std::uint64_t> coords;
+  std::vector<int> slots;
+  Eigen::MatrixXd expected = Eigen::MatrixXd::Zero(m, m);
+  for (const auto& t : trip) {
+    coords.push_back(pack_coordinate(t.row(), t.col()));
+    slots.push_back(t.col() >= t.row() ? t.row() + m * t.col() : -1);
+    if (t.col() >= t.row()) expected(t.row(), t.col()) += t.value();
+  }
+  Eigen::MatrixXd into = Eigen::MatrixXd::Zero(m, m);
+  ASSERT_TRUE(assemble_dual_into(p.rows, index, coords, slots, into.data()));
+  for (int c = 0; c < m; ++c)
+    for (int r = 0; r < m; ++r) ASSERT_EQ(into(r, c), expected(r, c)) << r << ", " << c;
+  std::vector<std::uint64_t> moved = coords;
+  std::swap(moved[3], moved[4]);
+  into.setZero();
+  EXPECT_FALSE(assemble_dual_into(p.rows, index, moved, slots, into.data()));
+  std::vector<std::uint64_t> longer = coords;
+  longer.push_back(coords.back());
+  std::vector<int> longer_slots = slots;
+  longer_slots.push_back(-1);
+  into.setZero();
+  EXPECT_FALSE(assemble_dual_into(p.rows, index, longer, longer_slots, into.data()));
+}
 
 TEST(DualSolvers, SparsePatchesTheRowsOfChangedBodies) {
   // A contact pass changes a few bodies' operators: RowSet::update_w recomputes their rows'

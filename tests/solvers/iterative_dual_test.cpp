@@ -19,6 +19,7 @@
 #include "solvers/coarse_space.h"
 #include "solvers/iterative_dual.h"
 #include "solvers/line_partition.h"
+#include "solvers/triplet_scatter.h"
 
 namespace mabd::detail {
 namespace {
@@ -685,6 +686,81 @@ TEST(IterativeDualSolver, ReusesThePatternAndDetectsChanges) {
     EXPECT_EQ(solver.rebuilds(), 3);
     if (pre != DualPreconditioner::Blocks) expect_valid_partition(s, solver.lines());
   }
+}
+
+/// Adds `s`'s triplets where a direct fill says (what assemble_dual_into does with the rows).
+bool scatter_direct(const System& s, const IterativeDualSolver::DirectFill& fill) {
+  if (s.triplets.size() != fill.coords->size()) return false;
+  for (std::size_t k = 0; k < s.triplets.size(); ++k) {
+    const auto& t = s.triplets[k];
+    if ((*fill.coords)[k] != pack_coordinate(t.row(), t.col())) return false;
+    if ((*fill.slots)[k] >= 0) fill.values[(*fill.slots)[k]] += t.value();
+  }
+  return true;
+}
+
+TEST(IterativeDualSolver, DirectFillSolvesAsTheTripletsDoToTheBit) {
+  // A net's joint blocks (3 rows, lines of 3-row blocks): after a first solve, the next
+  // matrix of the same structure filled straight into the block rows gives the iterates of a
+  // solve from its triplets, bit for bit, in both line modes; the fill is refused where the
+  // row-wise values are needed or the structure differs.
+  for (const DualPreconditioner pre :
+       {DualPreconditioner::Lines, DualPreconditioner::LinesCoarse}) {
+    SCOPED_TRACE(name(pre));
+    Model model = net_model(6);
+    const System first = assemble(model);
+    for (auto& h : model.hinv) h *= 1.3;
+    model.hinv[5] *= 2.0;
+    const System next = assemble(model);
+    std::mt19937 rng(9);
+    const Eigen::VectorXd b1 = random_vector(rng, first.n), b2 = random_vector(rng, first.n);
+    IterativeDualSolver by_triplets, direct;
+    for (IterativeDualSolver* solver : {&by_triplets, &direct}) {
+      use(*solver, pre);
+      solver->settings.tolerance = 1e-10;
+      solver->settings.max_iterations = 5000;
+    }
+    EXPECT_FALSE(direct.direct_fill(first.n, first.block_begin, 5)) << "before any solve";
+    Eigen::VectorXd x1, x2;
+    ASSERT_TRUE(by_triplets.solve(first.n, first.triplets, first.block_begin, b1, 5, x1).converged);
+    ASSERT_TRUE(direct.solve(first.n, first.triplets, first.block_begin, b1, 5, x2).converged);
+    EXPECT_FALSE(direct.direct_fill(first.n, first.block_begin, 6)) << "another pattern";
+    const IterativeDualResult r1 =
+        by_triplets.solve(next.n, next.triplets, next.block_begin, b2, 5, x1);
+    auto fill = direct.direct_fill(next.n, next.block_begin, 5);
+    ASSERT_TRUE(fill);
+    ASSERT_TRUE(scatter_direct(next, *fill));
+    const IterativeDualResult r2 = direct.solve_filled(b2, x2);
+    EXPECT_TRUE(r2.converged);
+    EXPECT_EQ(r1.iterations, r2.iterations);
+    EXPECT_EQ(r1.residual, r2.residual);
+    ASSERT_EQ(x1.size(), x2.size());
+    for (Eigen::Index i = 0; i < x1.size(); ++i) ASSERT_EQ(x1[i], x2[i]) << "row " << i;
+    EXPECT_LE((x2 - next.dense.ldlt().solve(b2)).norm() / x2.norm(), 1e-7);
+    EXPECT_EQ(direct.rebuilds(), 1);
+    // A refused scatter (triplets in another order) leaves the triplet path to solve.
+    System shuffled = next;
+    std::shuffle(shuffled.triplets.begin(), shuffled.triplets.end(), rng);
+    fill = direct.direct_fill(next.n, next.block_begin, 5);
+    ASSERT_TRUE(fill);
+    EXPECT_FALSE(scatter_direct(shuffled, *fill));
+    ASSERT_TRUE(
+        direct.solve(shuffled.n, shuffled.triplets, shuffled.block_begin, b2, 5, x2).converged);
+    EXPECT_LE(true_residual(next, b2, x2), 1e-10 * (1 + 1e-6));
+    // The block preconditioner reads the row-wise values: no direct fill.
+    use(direct, DualPreconditioner::Blocks);
+    EXPECT_FALSE(direct.direct_fill(next.n, next.block_begin, 5));
+  }
+  // Blocks of other sizes than 3 (lines factored from the row-wise values): no direct fill.
+  std::mt19937 rng(3);
+  const System mixed = assemble(random_model(rng, 20, 30, 1));
+  IterativeDualSolver solver;
+  use(solver, DualPreconditioner::Lines);
+  Eigen::VectorXd x;
+  ASSERT_TRUE(
+      solver.solve(mixed.n, mixed.triplets, mixed.block_begin, random_vector(rng, mixed.n), 2, x)
+          .converged);
+  EXPECT_FALSE(solver.direct_fill(mixed.n, mixed.block_begin, 2));
 }
 
 TEST(IterativeDualSolver, ResolvesWithTheLastMatrixAndPreconditioner) {
