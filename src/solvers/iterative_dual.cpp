@@ -177,6 +177,56 @@ void solve_line3(const int* row, int m, const double* pivot, const double* coupl
   }
 }
 
+/// A line of 3-row blocks as solve_line3 reads it.
+struct Line3 {
+  const int* row;
+  int m;
+  const double* pivot;
+  const double* coupling;
+};
+
+/// solve_line3 on K lines at once (disjoint rows): each line's operations as alone, the K
+/// recurrences interleaved so that one's arithmetic fills the others' latency.
+template <int K>
+void solve_line3_group(const Line3 (&line)[K], double* v) {
+  int longest = 0;
+  for (const Line3& l : line) longest = std::max(longest, l.m);
+  for (int p = 1; p < longest; ++p) {  // y_p = v_p - E_{p-1}^T y_{p-1}
+    for (const Line3& l : line) {
+      if (p >= l.m) continue;
+      const double* e = l.coupling + 9 * (p - 1);
+      const double* yp = v + l.row[p - 1];
+      double* y = v + l.row[p];
+      y[0] -= e[0] * yp[0] + e[3] * yp[1] + e[6] * yp[2];
+      y[1] -= e[1] * yp[0] + e[4] * yp[1] + e[7] * yp[2];
+      y[2] -= e[2] * yp[0] + e[5] * yp[1] + e[8] * yp[2];
+    }
+  }
+  double next[K][3] = {};  // v_{p+1} of each line
+  for (int i = 0; i < longest; ++i) {  // v_p = P_p^{-1} y_p - E_p v_{p+1}, p = m - 1 - i
+    for (int k = 0; k < K; ++k) {
+      const Line3& l = line[k];
+      if (i >= l.m) continue;
+      const int p = l.m - 1 - i;
+      const double* inv = l.pivot + 9 * p;
+      double* y = v + l.row[p];
+      double* n = next[k];
+      double t0 = inv[0] * y[0] + inv[1] * y[1] + inv[2] * y[2];
+      double t1 = inv[3] * y[0] + inv[4] * y[1] + inv[5] * y[2];
+      double t2 = inv[6] * y[0] + inv[7] * y[1] + inv[8] * y[2];
+      if (p + 1 < l.m) {
+        const double* e = l.coupling + 9 * p;
+        t0 -= e[0] * n[0] + e[1] * n[1] + e[2] * n[2];
+        t1 -= e[3] * n[0] + e[4] * n[1] + e[5] * n[2];
+        t2 -= e[6] * n[0] + e[7] * n[1] + e[8] * n[2];
+      }
+      y[0] = n[0] = t0;
+      y[1] = n[1] = t1;
+      y[2] = n[2] = t2;
+    }
+  }
+}
+
 }  // namespace
 
 double IterativeDualSolver::diagonal_block(int b0, int s, std::vector<double>& block) const {
@@ -593,16 +643,35 @@ void IterativeDualSolver::solve_line(int l, double* v) const {
   }
 }
 
+void IterativeDualSolver::solve_lines(int first, int last, double* v) const {
+  const Lines& L = lines_;
+  const auto line3 = [&](int l) {
+    const int p0 = L.partition.line_begin[l], p1 = L.partition.line_begin[l + 1];
+    return Line3{L.row.data() + p0, p1 - p0, L.pivot.data() + L.pivot_start[p0],
+                 L.coupling.data() + L.coupling_start[p0]};
+  };
+  // Two at a time (four measured slower on net_100 than two).
+  for (int l = first; l < last;) {
+    if (l + 1 < last && L.uniform3[static_cast<std::size_t>(l)] &&
+        L.uniform3[static_cast<std::size_t>(l) + 1]) {
+      solve_line3_group<2>({line3(l), line3(l + 1)}, v);
+      l += 2;
+    } else {
+      solve_line(l++, v);
+    }
+  }
+}
+
 void IterativeDualSolver::precondition_lines(const Eigen::VectorXd& r, Eigen::VectorXd& z) const {
   z = r;
   const int lines = lines_.partition.lines();
   if (pool_ == nullptr || pool_->threads() <= 1 || n_ < kParallelRows) {
-    for (int l = 0; l < lines; ++l) solve_line(l, z.data());
+    solve_lines(0, lines, z.data());
     return;
   }
   // The lines are independent (block Jacobi over lines): ranges of them on the threads.
   pool_->run(static_cast<std::size_t>(lines), [&](int, std::size_t b, std::size_t e) {
-    for (std::size_t l = b; l < e; ++l) solve_line(static_cast<int>(l), z.data());
+    solve_lines(static_cast<int>(b), static_cast<int>(e), z.data());
   });
 }
 

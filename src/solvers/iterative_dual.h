@@ -205,6 +205,8 @@ class IterativeDualSolver {
   bool prepare_coarse();
   BlockUpperView upper_view() const;
   void solve_line(int l, double* v) const;  ///< v <- T_l^{-1} v on the rows of line l
+  /// solve_line for lines first .. last - 1, lines of 3-row blocks two at a time.
+  void solve_lines(int first, int last, double* v) const;
 
   // Full matrix (both triangles) in CSR, columns sorted within each row.
   std::vector<int> row_start_, col_;
