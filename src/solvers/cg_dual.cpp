@@ -20,7 +20,7 @@ bool CgDual::resolve(const std::vector<int>& index, const Eigen::VectorXd& rhs,
   return true;
 }
 
-bool CgDual::solve(const RowSet& rows, const BodyOperators& /*ops*/, const std::vector<int>& index,
+bool CgDual::solve(const RowSet& rows, const BodyOperators& ops, const std::vector<int>& index,
                    int m, std::uint64_t pattern, const Eigen::VectorXd& rhs,
                    Eigen::VectorXd& sol) {
   // One preconditioner block per item with active rows.
@@ -36,15 +36,16 @@ bool CgDual::solve(const RowSet& rows, const BodyOperators& /*ops*/, const std::
   block_begin_.push_back(m);
   start(index, m);
   // The structure of the last solve: the values straight into the solver's block rows.
+  const BodyOperators* clique = needs_w(ops) ? nullptr : &ops;
   if (auto fill = solver_.direct_fill(m, block_begin_, pattern)) {
-    if (assemble_dual_into(rows, index, *fill->coords, *fill->slots, fill->values)) {
+    if (assemble_dual_into(rows, index, *fill->coords, *fill->slots, fill->values, clique)) {
       result_ = solver_.solve_filled(rhs, x_);
       if (!result_.converged) return false;
       sol = x_;
       return true;
     }
   }
-  assemble_dual(rows, index, trip_);
+  assemble_dual(rows, index, trip_, nullptr, clique);
   result_ = solver_.solve(m, trip_, block_begin_, rhs, pattern, x_);
   if (!result_.converged) return false;
   sol = x_;

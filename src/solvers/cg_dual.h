@@ -14,6 +14,8 @@ namespace mabd::detail {
 class CgDual : public DualSolver {
  public:
   const char* name() const override { return "iterative"; }
+  /// Co-rotated polar bodies: the matrix from each body's body-frame clique, without W.
+  bool needs_w(const BodyOperators& ops) const override { return !ops.body_frame(); }
   /// The multipliers of the last solve per row (its start point when the rows match).
   void warm_start(const std::vector<double>& lambda) { warm_ = lambda; }
   /// Relative residual to reach and iteration limit.

@@ -8,22 +8,50 @@ namespace mabd::detail {
 
 namespace {
 
-/// Calls emit(row, column, value) for the entries of S at body i, in assembly order.
+/// The clique of one body in the body frame (BodyOperators::body_frame_clique), for the
+/// assemblies that read no W.
+struct CliqueScratch {
+  std::vector<const Vec12*> g;
+  std::vector<Vec12> vb, zb;
+  std::vector<double> a;
+};
+
+/// Calls emit(row, column, value) for the entries of S at body i, in assembly order. The
+/// values: g . W of the rows, or with `clique` the body-frame clique of body i (the same
+/// entries, computed without W).
 template <class Emit>
-void body_entries(const RowSet& rows, const std::vector<int>& index, std::size_t i, Emit&& emit) {
+void body_entries(const RowSet& rows, const std::vector<int>& index, std::size_t i,
+                  const BodyOperators* clique, CliqueScratch& s, Emit&& emit) {
   const auto& rs = rows.rows_of[i];
+  int n = 0;  // active rows of the body (clique: their positions in the clique)
+  if (clique != nullptr) {
+    s.g.clear();
+    for (const int r : rs)
+      if (index[r] >= 0) s.g.push_back(&rows.g_of(r, i));
+    n = static_cast<int>(s.g.size());
+    if (n == 0) return;
+    s.vb.resize(static_cast<std::size_t>(n));
+    s.zb.resize(static_cast<std::size_t>(n));
+    s.a.resize(static_cast<std::size_t>(n) * static_cast<std::size_t>(n));
+    clique->body_frame_clique(i, n, s.g.data(), s.vb.data(), s.zb.data(), s.a.data());
+  }
+  int ka = 0;
   for (std::size_t a = 0; a < rs.size(); ++a) {
     if (index[rs[a]] < 0) continue;
+    int kb = ka;
     for (std::size_t b = a; b < rs.size(); ++b) {
       // One product per pair: g of the later row (in the system) against W of the earlier,
       // the lower triangle's entry, mirrored into the upper one.
       int hi = rs[a], lo = rs[b];
       if (index[lo] < 0) continue;
       if (index[hi] < index[lo]) std::swap(hi, lo);
-      const double v = rows.g_of(hi, i).dot(rows.w_of(lo, i));
+      const double v = clique != nullptr ? s.a[static_cast<std::size_t>(kb + ka * n)]
+                                         : rows.g_of(hi, i).dot(rows.w_of(lo, i));
       emit(index[hi], index[lo], v);
       if (hi != lo) emit(index[lo], index[hi], v);
+      ++kb;
     }
+    ++ka;
   }
 }
 
@@ -31,12 +59,14 @@ void body_entries(const RowSet& rows, const std::vector<int>& index, std::size_t
 
 void assemble_dual(const RowSet& rows, const std::vector<int>& index,
                    std::vector<Eigen::Triplet<double>>& trip,
-                   std::vector<std::size_t>* body_begin) {
+                   std::vector<std::size_t>* body_begin, const BodyOperators* clique) {
   trip.clear();
   if (body_begin) body_begin->resize(rows.rows_of.size() + 1);
+  CliqueScratch s;
   for (std::size_t i = 0; i < rows.rows_of.size(); ++i) {
     if (body_begin) (*body_begin)[i] = trip.size();
-    body_entries(rows, index, i, [&](int r, int c, double v) { trip.emplace_back(r, c, v); });
+    body_entries(rows, index, i, clique, s,
+                 [&](int r, int c, double v) { trip.emplace_back(r, c, v); });
   }
   if (body_begin) body_begin->back() = trip.size();
   for (int r = 0; r < rows.size(); ++r) {
@@ -46,7 +76,7 @@ void assemble_dual(const RowSet& rows, const std::vector<int>& index,
 
 bool assemble_dual_into(const RowSet& rows, const std::vector<int>& index,
                         const std::vector<std::uint64_t>& coords, const std::vector<int>& slots,
-                        double* values) {
+                        double* values, const BodyOperators* clique) {
   const std::size_t nt = coords.size();
   std::size_t k = 0;
   bool ok = true;
@@ -58,7 +88,9 @@ bool assemble_dual_into(const RowSet& rows, const std::vector<int>& index,
     if (slots[k] >= 0) values[slots[k]] += v;
     ++k;
   };
-  for (std::size_t i = 0; i < rows.rows_of.size() && ok; ++i) body_entries(rows, index, i, add);
+  CliqueScratch s;
+  for (std::size_t i = 0; i < rows.rows_of.size() && ok; ++i)
+    body_entries(rows, index, i, clique, s, add);
   for (int r = 0; r < rows.size() && ok; ++r) {
     if (index[r] >= 0) add(index[r], index[r], rows.rows[r].compliance);
   }
@@ -69,10 +101,11 @@ void patch_dual(const RowSet& rows, const std::vector<int>& index,
                 const std::vector<std::uint32_t>& bodies,
                 const std::vector<std::size_t>& body_begin,
                 std::vector<Eigen::Triplet<double>>& trip) {
+  CliqueScratch s;
   for (const std::uint32_t i : bodies) {
     if (i + 1 >= body_begin.size()) continue;
     std::size_t k = body_begin[i];
-    body_entries(rows, index, i, [&](int r, int c, double v) {
+    body_entries(rows, index, i, nullptr, s, [&](int r, int c, double v) {
       trip[k++] = Eigen::Triplet<double>(r, c, v);
     });
   }

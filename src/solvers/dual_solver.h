@@ -50,17 +50,20 @@ class DualSolver {
 /// body by body: S_rs += g_r . W_s for the rows r, s at each dynamic body, with r the later of
 /// the two in the system, the same value for (r, s) and (s, r). Reads rows.wa, wb.
 /// With `body_begin`, also where each body's triplets start (one entry per body, then the
-/// compliances' start), for patch_dual.
+/// compliances' start), for patch_dual. With `clique` (co-rotated polar bodies,
+/// BodyOperators::body_frame()), the values come from each body's body-frame clique instead:
+/// the same entries to round-off, without W.
 void assemble_dual(const RowSet& rows, const std::vector<int>& index,
                    std::vector<Eigen::Triplet<double>>& trip,
-                   std::vector<std::size_t>* body_begin = nullptr);
+                   std::vector<std::size_t>* body_begin = nullptr,
+                   const BodyOperators* clique = nullptr);
 /// The same triplets as assemble_dual, each added into values[slots[k]] (slots < 0: dropped)
 /// as it is computed, without storing them. Returns false, values partly filled, as soon as a
 /// triplet's coordinate differs from coords[k] or their count from coords' (the structure
 /// changed: the caller assembles again with assemble_dual).
 bool assemble_dual_into(const RowSet& rows, const std::vector<int>& index,
                         const std::vector<std::uint64_t>& coords, const std::vector<int>& slots,
-                        double* values);
+                        double* values, const BodyOperators* clique = nullptr);
 /// Recomputes in place the triplets of `bodies` (their W changed, rows and active set the
 /// same as when assemble_dual wrote `trip` and `body_begin`): the same triplets a full
 /// assembly would write.

@@ -327,7 +327,8 @@ class ScaledBodies : public WorldFrameBodies {
 TEST(DualSolvers, AssembleIntoAddsTheTripletsWhereTheSlotsSay) {
   // assemble_dual_into computes the triplets of assemble_dual and adds each where its slot
   // says: here the upper triangle of a dense matrix (the lower dropped), the same sums to the
-  // bit as adding the stored triplets. A coordinate or a count that differs is refused.
+  // bit as adding the stored triplets. Values from the body-frame cliques (no W) match those
+  // from W. A coordinate or a count that differs is refused.
   std::mt19937 rng(14);
   WorldFrameBodies ops(30, rng);
   Problem p;
@@ -351,6 +352,32 @@ TEST(DualSolvers, AssembleIntoAddsTheTripletsWhereTheSlotsSay) {
   ASSERT_TRUE(assemble_dual_into(p.rows, index, coords, slots, into.data()));
   for (int c = 0; c < m; ++c)
     for (int r = 0; r < m; ++r) ASSERT_EQ(into(r, c), expected(r, c)) << r << ", " << c;
+  // From the bodies' body-frame cliques instead of W: the same entries in the same order,
+  // the values to round-off; and into the slots, the clique triplets' sums to the bit.
+  TestBodies frame_ops(30, rng);
+  Problem q;
+  build(q, frame_ops, tree_edges(30, 2), rng, {5});
+  q.rows.compute_w(frame_ops);
+  std::vector<Eigen::Triplet<double>> by_w, by_clique;
+  assemble_dual(q.rows, index, by_w);
+  assemble_dual(q.rows, index, by_clique, nullptr, &frame_ops);
+  ASSERT_EQ(by_w.size(), by_clique.size());
+  double largest = 0;
+  for (const auto& t : by_w) largest = std::max(largest, std::abs(t.value()));
+  Eigen::MatrixXd clique_sums = Eigen::MatrixXd::Zero(m, m);
+  std::vector<std::uint64_t> q_coords;
+  for (std::size_t k = 0; k < by_w.size(); ++k) {
+    ASSERT_EQ(by_w[k].row(), by_clique[k].row());
+    ASSERT_EQ(by_w[k].col(), by_clique[k].col());
+    EXPECT_NEAR(by_w[k].value(), by_clique[k].value(), 1e-13 * largest) << "triplet " << k;
+    q_coords.push_back(pack_coordinate(by_clique[k].row(), by_clique[k].col()));
+    if (slots[k] >= 0) clique_sums(by_clique[k].row(), by_clique[k].col()) += by_clique[k].value();
+  }
+  into.setZero();
+  ASSERT_TRUE(assemble_dual_into(q.rows, index, q_coords, slots, into.data(), &frame_ops));
+  for (int c = 0; c < m; ++c)
+    for (int r = 0; r < m; ++r) ASSERT_EQ(into(r, c), clique_sums(r, c)) << r << ", " << c;
+
   std::vector<std::uint64_t> moved = coords;
   std::swap(moved[3], moved[4]);
   into.setZero();
