@@ -38,7 +38,9 @@ bool CgDual::solve(const RowSet& rows, const BodyOperators& ops, const std::vect
   // The structure of the last solve: the values straight into the solver's block rows.
   const BodyOperators* clique = needs_w(ops) ? nullptr : &ops;
   if (auto fill = solver_.direct_fill(m, block_begin_, pattern)) {
-    if (assemble_dual_into(rows, index, *fill->coords, *fill->slots, fill->values, clique)) {
+    ThreadPool* pool = m >= IterativeDualSolver::kParallelRows ? pool_ : nullptr;
+    if (assemble_dual_into(rows, index, *fill->coords, *fill->slots, fill->values, clique, pool,
+                           &sequence_)) {
       result_ = solver_.solve_filled(rhs, x_);
       if (!result_.converged) return false;
       sol = x_;

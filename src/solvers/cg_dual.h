@@ -28,8 +28,11 @@ class CgDual : public DualSolver {
   /// With the matrix and preconditioner of the last solve, from the warm start.
   bool resolve(const std::vector<int>& index, const Eigen::VectorXd& rhs,
                Eigen::VectorXd& sol) override;
-  /// Threads for the preconditioner's lines (iterative_dual.h).
-  void set_pool(ThreadPool* pool) { solver_.set_pool(pool); }
+  /// Threads for the assembly and the preconditioner's lines (iterative_dual.h).
+  void set_pool(ThreadPool* pool) {
+    pool_ = pool;
+    solver_.set_pool(pool);
+  }
   /// Iterations and residual of the last solve.
   const IterativeDualResult& result() const { return result_; }
 
@@ -42,6 +45,8 @@ class CgDual : public DualSolver {
   std::vector<int> block_begin_;
   std::vector<Eigen::Triplet<double>> trip_;
   Eigen::VectorXd x_;
+  ThreadPool* pool_ = nullptr;
+  std::vector<double> sequence_;  ///< the threads' assembly scratch (assemble_dual_into)
 };
 
 }  // namespace mabd::detail

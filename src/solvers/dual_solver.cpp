@@ -1,7 +1,9 @@
 #include "solvers/dual_solver.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "solvers/thread_pool.h"
 #include "solvers/triplet_scatter.h"
 
 namespace mabd::detail {
@@ -76,7 +78,8 @@ void assemble_dual(const RowSet& rows, const std::vector<int>& index,
 
 bool assemble_dual_into(const RowSet& rows, const std::vector<int>& index,
                         const std::vector<std::uint64_t>& coords, const std::vector<int>& slots,
-                        double* values, const BodyOperators* clique) {
+                        double* values, const BodyOperators* clique, ThreadPool* pool,
+                        std::vector<double>* sequence) {
   const std::size_t nt = coords.size();
   std::size_t k = 0;
   bool ok = true;
@@ -88,9 +91,39 @@ bool assemble_dual_into(const RowSet& rows, const std::vector<int>& index,
     if (slots[k] >= 0) values[slots[k]] += v;
     ++k;
   };
-  CliqueScratch s;
-  for (std::size_t i = 0; i < rows.rows_of.size() && ok; ++i)
-    body_entries(rows, index, i, clique, s, add);
+  const std::size_t nb = rows.rows_of.size();
+  if (pool != nullptr && pool->threads() > 1 && sequence != nullptr) {
+    // The bodies' entries computed on the threads into their places in the sequence (body i
+    // emits n_i^2, n_i its active rows), then added in order here: the same sums as above.
+    std::vector<std::size_t> start(nb + 1, 0);
+    for (std::size_t i = 0; i < nb; ++i) {
+      std::size_t n = 0;
+      for (const int r : rows.rows_of[i]) n += index[r] >= 0;
+      start[i + 1] = start[i] + n * n;
+    }
+    if (start[nb] > nt) return false;
+    sequence->resize(start[nb]);
+    std::vector<char> part_ok(static_cast<std::size_t>(pool->threads()), 1);
+    pool->run(nb, [&](int t, std::size_t first, std::size_t last) {
+      CliqueScratch s;
+      for (std::size_t i = first; i < last && part_ok[t]; ++i) {
+        std::size_t e = start[i];
+        body_entries(rows, index, i, clique, s, [&](int r, int c, double v) {
+          if (e >= start[i + 1] || coords[e] != pack_coordinate(r, c)) {
+            part_ok[t] = 0;
+            return;
+          }
+          (*sequence)[e++] = v;
+        });
+      }
+    });
+    if (std::find(part_ok.begin(), part_ok.end(), 0) != part_ok.end()) return false;
+    for (; k < start[nb]; ++k)
+      if (slots[k] >= 0) values[slots[k]] += (*sequence)[k];
+  } else {
+    CliqueScratch s;
+    for (std::size_t i = 0; i < nb && ok; ++i) body_entries(rows, index, i, clique, s, add);
+  }
   for (int r = 0; r < rows.size() && ok; ++r) {
     if (index[r] >= 0) add(index[r], index[r], rows.rows[r].compliance);
   }

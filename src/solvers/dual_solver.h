@@ -17,6 +17,8 @@
 
 namespace mabd::detail {
 
+class ThreadPool;
+
 class DualSolver {
  public:
   virtual ~DualSolver() = default;
@@ -60,10 +62,13 @@ void assemble_dual(const RowSet& rows, const std::vector<int>& index,
 /// The same triplets as assemble_dual, each added into values[slots[k]] (slots < 0: dropped)
 /// as it is computed, without storing them. Returns false, values partly filled, as soon as a
 /// triplet's coordinate differs from coords[k] or their count from coords' (the structure
-/// changed: the caller assembles again with assemble_dual).
+/// changed: the caller assembles again with assemble_dual). With a pool of several threads
+/// and a `sequence` scratch, the bodies' values are computed on the threads and added in the
+/// same order: the same sums to the bit.
 bool assemble_dual_into(const RowSet& rows, const std::vector<int>& index,
                         const std::vector<std::uint64_t>& coords, const std::vector<int>& slots,
-                        double* values, const BodyOperators* clique = nullptr);
+                        double* values, const BodyOperators* clique = nullptr,
+                        ThreadPool* pool = nullptr, std::vector<double>* sequence = nullptr);
 /// Recomputes in place the triplets of `bodies` (their W changed, rows and active set the
 /// same as when assemble_dual wrote `trip` and `body_begin`): the same triplets a full
 /// assembly would write.

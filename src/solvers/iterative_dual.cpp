@@ -365,10 +365,20 @@ void IterativeDualSolver::factor_line3(int l) {
 }
 
 void IterativeDualSolver::factor_lines() {
+  const std::size_t lines = static_cast<std::size_t>(lines_.partition.lines());
+  if (pool_ == nullptr || pool_->threads() <= 1 || n_ < kParallelRows) {
+    factor_line_range(0, lines);
+    return;
+  }
+  // Each line is factored on its own (its pivots and couplings only): ranges on the threads.
+  pool_->run(lines, [&](int, std::size_t b, std::size_t e) { factor_line_range(b, e); });
+}
+
+void IterativeDualSolver::factor_line_range(std::size_t first, std::size_t last) {
   Lines& L = lines_;
   const std::vector<int>& begin = L.partition.line_begin;
   std::vector<double> block, work, c_prev, c_next;
-  for (std::size_t l = 0; l + 1 < begin.size(); ++l) {
+  for (std::size_t l = first; l < last; ++l) {
     if (L.uniform3[l]) {
       factor_line3(static_cast<int>(l));
       continue;

@@ -190,6 +190,7 @@ class IterativeDualSolver {
   void factor_blocks();
   void build_lines();
   void factor_lines();
+  void factor_line_range(std::size_t first, std::size_t last);  ///< lines first .. last - 1
   void factor_line3(int l);  ///< factor_lines on a line of 3-row blocks, fixed-size
   /// x sized to the system; for b = 0, x = 0 and a converged result (nothing to iterate).
   std::optional<IterativeDualResult> zero_rhs(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;

@@ -63,6 +63,14 @@ TEST(Threads, TreeWithSpringsIsBitIdenticalOnThreeThreads) {
   expect_same_bits(scene, 5, 3);  // uneven ranges of subtrees
 }
 
+TEST(Threads, IterativeNetIsBitIdenticalOnTwoAndThreeThreads) {
+  // The iterative solver's assembly (bodies' entries on the threads, added in order), line
+  // factors and line solves (ranges of lines) on a net above its parallel size.
+  const Scene scene = scene_file("net_50.json");
+  expect_same_bits(scene, 6, 2);
+  expect_same_bits(scene, 3, 3);  // uneven ranges
+}
+
 TEST(Threads, ContactSceneIsBitIdentical) {
   expect_same_bits(scene_file("net_100_cylinder.json"), 4, 2);
 }
