@@ -81,7 +81,12 @@ detail::DualSolver& World::Impl::dual_method() {
     any_tree |= !graph;
   }
   if (!any_graph) return tree_dual;
-  if (!any_tree) return sparse_dual;  // graphs only: one sparse solve of the whole system
+  if (!any_tree) {  // graphs only: one solve of the whole system
+    std::size_t rows = 0;
+    for (const auto& j : joints) rows += static_cast<std::size_t>(j.base_rows);
+    if (auto_iterative(rows)) return iterative_dual;
+    return sparse_dual;
+  }
   tree_dual.set_sparse_components(std::move(sparse));
   return tree_dual;
 }
