@@ -112,15 +112,15 @@ bool spd_inverse(double* a, int s, double pivot_floor, double* inv) {
 
 /// Inverse of the symmetric s x s matrix `block` (row-major) into `inv`; a matrix with
 /// redundant rows is shifted by a small multiple of the identity until its pivots are safe, a
-/// hopeless one gets I / scale. `scale` > 0 is the size of its diagonal.
-void robust_inverse(const std::vector<double>& block, int s, double scale, double pivot_floor,
-                    double first_shift, std::vector<double>& work, double* inv) {
+/// hopeless one gets I / scale. `scale` > 0 is the size of its diagonal; `work` holds s x s.
+inline void robust_inverse(const double* block, int s, double scale, double pivot_floor,
+                           double first_shift, double* work, double* inv) {
   bool ok = false;
   double shift = 0;
   for (int attempt = 0; attempt < 8 && !ok; ++attempt) {
-    work = block;
+    std::copy(block, block + s * s, work);
     for (int i = 0; i < s; ++i) work[i * s + i] += shift;
-    ok = spd_inverse(work.data(), s, pivot_floor * scale, inv);
+    ok = spd_inverse(work, s, pivot_floor * scale, inv);
     shift = shift == 0 ? first_shift * scale : 100 * shift;
   }
   if (!ok) {
@@ -129,55 +129,8 @@ void robust_inverse(const std::vector<double>& block, int s, double scale, doubl
   }
 }
 
-/// robust_inverse of a 3 x 3 block (row-major), the same operations at a fixed size.
-void robust_inverse3(const double* block, double scale, double pivot_floor, double first_shift,
-                     double* inv) {
-  bool ok = false;
-  double shift = 0;
-  double work[9];
-  for (int attempt = 0; attempt < 8 && !ok; ++attempt) {
-    std::copy(block, block + 9, work);
-    for (int i = 0; i < 3; ++i) work[i * 3 + i] += shift;
-    ok = spd_inverse(work, 3, pivot_floor * scale, inv);
-    shift = shift == 0 ? first_shift * scale : 100 * shift;
-  }
-  if (!ok) {
-    std::fill(inv, inv + 9, 0.0);
-    for (int i = 0; i < 3; ++i) inv[i * 3 + i] = 1 / scale;
-  }
-}
-
-/// solve_line for a line of m blocks of 3 rows: first rows `row`, inverse pivots `pivot` and
-/// couplings E_p `coupling` (9 values each, consecutive).
-void solve_line3(const int* row, int m, const double* pivot, const double* coupling, double* v) {
-  for (int p = 1; p < m; ++p) {  // y_p = v_p - E_{p-1}^T y_{p-1}
-    const double* e = coupling + 9 * (p - 1);
-    const double* yp = v + row[p - 1];
-    double* y = v + row[p];
-    y[0] -= e[0] * yp[0] + e[3] * yp[1] + e[6] * yp[2];
-    y[1] -= e[1] * yp[0] + e[4] * yp[1] + e[7] * yp[2];
-    y[2] -= e[2] * yp[0] + e[5] * yp[1] + e[8] * yp[2];
-  }
-  double n0 = 0, n1 = 0, n2 = 0;  // v_{p+1}
-  for (int p = m - 1; p >= 0; --p) {  // v_p = P_p^{-1} y_p - E_p v_{p+1}
-    const double* inv = pivot + 9 * p;
-    double* y = v + row[p];
-    double t0 = inv[0] * y[0] + inv[1] * y[1] + inv[2] * y[2];
-    double t1 = inv[3] * y[0] + inv[4] * y[1] + inv[5] * y[2];
-    double t2 = inv[6] * y[0] + inv[7] * y[1] + inv[8] * y[2];
-    if (p + 1 < m) {
-      const double* e = coupling + 9 * p;
-      t0 -= e[0] * n0 + e[1] * n1 + e[2] * n2;
-      t1 -= e[3] * n0 + e[4] * n1 + e[5] * n2;
-      t2 -= e[6] * n0 + e[7] * n1 + e[8] * n2;
-    }
-    y[0] = n0 = t0;
-    y[1] = n1 = t1;
-    y[2] = n2 = t2;
-  }
-}
-
-/// A line of 3-row blocks as solve_line3 reads it.
+/// A line of m blocks of 3 rows: first rows `row`, inverse pivots `pivot` and couplings E_p
+/// `coupling` (9 values each, consecutive).
 struct Line3 {
   const int* row;
   int m;
@@ -185,8 +138,8 @@ struct Line3 {
   const double* coupling;
 };
 
-/// solve_line3 on K lines at once (disjoint rows): each line's operations as alone, the K
-/// recurrences interleaved so that one's arithmetic fills the others' latency.
+/// solve_line on K lines of 3-row blocks at once (disjoint rows): each line's operations as
+/// alone, the K recurrences interleaved so that one's arithmetic fills the others' latency.
 template <int K>
 void solve_line3_group(const Line3 (&line)[K], double* v) {
   int longest = 0;
@@ -252,7 +205,8 @@ void IterativeDualSolver::factor_blocks() {
       continue;
     }
     // Redundant rows inside a joint: shift the block until the pivots are safe.
-    robust_inverse(block, s, scale, 1e-14, 1e-12, work, inv);
+    work.resize(block.size());
+    robust_inverse(block.data(), s, scale, 1e-14, 1e-12, work.data(), inv);
   }
 }
 
@@ -346,7 +300,8 @@ void IterativeDualSolver::factor_line3(int l) {
     if (!(scale > 0) || !std::isfinite(scale)) {  // zero or invalid rows: left alone
       std::fill(inv, inv + 9, 0.0);
     } else {
-      robust_inverse3(block, scale, 1e-14, 1e-12, inv);
+      double work[9];
+      robust_inverse(block, 3, scale, 1e-14, 1e-12, work, inv);
     }
     if (p + 1 == p1) break;
     // E_p = P_p^{-1} C_p, C_p = A(block p, block p + 1) from its stored block.
@@ -401,7 +356,8 @@ void IterativeDualSolver::factor_line_range(std::size_t first, std::size_t last)
       if (!(scale > 0) || !std::isfinite(scale)) {  // zero or invalid rows: left alone
         std::fill(inv, inv + s * s, 0.0);
       } else {
-        robust_inverse(block, s, scale, 1e-14, 1e-12, work, inv);
+        work.resize(block.size());
+        robust_inverse(block.data(), s, scale, 1e-14, 1e-12, work.data(), inv);
       }
       if (last) continue;
       // E_p = P_p^{-1} C_p.
@@ -615,8 +571,9 @@ void IterativeDualSolver::solve_line(int l, double* v) const {
   const Lines& L = lines_;
   const int p0 = L.partition.line_begin[l], p1 = L.partition.line_begin[l + 1];
   if (L.uniform3[static_cast<std::size_t>(l)]) {
-    solve_line3(L.row.data() + p0, p1 - p0, L.pivot.data() + L.pivot_start[p0],
-                L.coupling.data() + L.coupling_start[p0], v);
+    solve_line3_group<1>({Line3{L.row.data() + p0, p1 - p0, L.pivot.data() + L.pivot_start[p0],
+                                L.coupling.data() + L.coupling_start[p0]}},
+                         v);
     return;
   }
   // Forward: y_p = v_p - E_{p-1}^T y_{p-1}.
@@ -721,10 +678,8 @@ IterativeDualResult IterativeDualSolver::solve(int n,
 
 std::optional<IterativeDualSolver::DirectFill> IterativeDualSolver::direct_fill(
     int n, const std::vector<int>& block_begin, std::uint64_t pattern) {
-  const bool lines =
-      max_block_ <= kMaxLineBlock && settings.preconditioner != DualPreconditioner::Blocks;
-  if (!valid_ || !lines || !lines_.built || n != n_ || pattern != pattern_ ||
-      block_begin != block_begin_ ||
+  if (!valid_ || chosen_preconditioner() == DualPreconditioner::Blocks || !lines_.built ||
+      n != n_ || pattern != pattern_ || block_begin != block_begin_ ||
       std::find(lines_.uniform3.begin(), lines_.uniform3.end(), 0) != lines_.uniform3.end())
     return std::nullopt;
   if (direct_slot_.size() != slot_.size()) {
@@ -755,7 +710,7 @@ IterativeDualResult IterativeDualSolver::solve_filled(const Eigen::VectorXd& b,
 
 IterativeDualResult IterativeDualSolver::prepare_and_iterate(const Eigen::VectorXd& b,
                                                              Eigen::VectorXd& x) {
-  active_ = max_block_ <= kMaxLineBlock ? settings.preconditioner : DualPreconditioner::Blocks;
+  active_ = chosen_preconditioner();
   if (active_ == DualPreconditioner::Blocks) {
     factor_blocks();
   } else {

@@ -143,8 +143,8 @@ class IterativeDualSolver {
   /// (no triplets, no row-wise copy): direct_fill returns where triplet k's value adds (-1:
   /// dropped, the lower triangle) and the coordinates each must have, or null when the
   /// structure or the preconditioner needs the row-wise values (another pattern or size, a
-  /// line of blocks other than 3 rows, the block preconditioner). block_values() is zeroed by
-  /// direct_fill; solve_filled then solves as solve would with the same triplets, to the bit.
+  /// line of blocks other than 3 rows, the block preconditioner). direct_fill zeroes the
+  /// values; solve_filled then solves as solve would with the same triplets, to the bit.
   struct DirectFill {
     const std::vector<std::uint64_t>* coords;
     const std::vector<int>* slots;
@@ -192,6 +192,10 @@ class IterativeDualSolver {
   void factor_lines();
   void factor_line_range(std::size_t first, std::size_t last);  ///< lines first .. last - 1
   void factor_line3(int l);  ///< factor_lines on a line of 3-row blocks, fixed-size
+  /// The preconditioner a solve uses: the settings', or Blocks for blocks beyond the lines'.
+  DualPreconditioner chosen_preconditioner() const {
+    return max_block_ <= kMaxLineBlock ? settings.preconditioner : DualPreconditioner::Blocks;
+  }
   /// x sized to the system; for b = 0, x = 0 and a converged result (nothing to iterate).
   std::optional<IterativeDualResult> zero_rhs(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
   /// The preconditioner's factors on the filled values, then the iteration from x.

@@ -398,9 +398,7 @@ std::vector<ComponentSummary> World::topology() const {
   }
   bool any_tree = false;
   for (std::size_t i = 0; i < comps.size(); ++i) any_tree |= !comps[i].joints.empty() && !sparse[i];
-  std::size_t rows = 0;
-  for (const auto& j : w.joints) rows += static_cast<std::size_t>(j.base_rows);
-  const char* graph_solver = !any_tree && w.auto_iterative(rows) ? "iterative" : "sparse";
+  const char* graph_solver = !any_tree && w.auto_iterative() ? "iterative" : "sparse";
   for (std::size_t i = 0; i < comps.size(); ++i) {
     if (comps[i].joints.empty()) continue;
     out[i].solver = all_chains ? "chain" : sparse[i] || !any_tree ? graph_solver : "tree";

@@ -82,9 +82,7 @@ detail::DualSolver& World::Impl::dual_method() {
   }
   if (!any_graph) return tree_dual;
   if (!any_tree) {  // graphs only: one solve of the whole system
-    std::size_t rows = 0;
-    for (const auto& j : joints) rows += static_cast<std::size_t>(j.base_rows);
-    if (auto_iterative(rows)) return iterative_dual;
+    if (auto_iterative()) return iterative_dual;
     return sparse_dual;
   }
   tree_dual.set_sparse_components(std::move(sparse));

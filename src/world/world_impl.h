@@ -320,10 +320,21 @@ struct World::Impl final : detail::BodyOperators {
   /// (whose passes re-solve with updated sparse factors): on net_50 (29.6K rows) and net_100
   /// (119K rows) it took 0.79 and 0.69 of the sparse solver's time a step.
   static constexpr std::size_t kAutoIterativeRows = 24000;
-  bool auto_iterative(std::size_t joint_rows) const {
-    return joint_rows >= kAutoIterativeRows && settings.contact.model == ContactModel::None &&
+  bool auto_iterative() const {
+    return type_rows() >= kAutoIterativeRows && settings.contact.model == ContactModel::None &&
            soft_bodies.empty();
   }
+  /// Rows of the joints' own types (their base rows, without limits, springs or drives),
+  /// counted again only when joints are added.
+  std::size_t type_rows() const {
+    if (type_rows_seen != joints.size()) {
+      type_rows_count = 0;
+      for (const auto& j : joints) type_rows_count += static_cast<std::size_t>(j.base_rows);
+      type_rows_seen = joints.size();
+    }
+    return type_rows_count;
+  }
+  mutable std::size_t type_rows_count = 0, type_rows_seen = 0;
   /// True when the closed-form ball chains apply: chains of plain ball joints, co-rotated
   /// polar bodies.
   bool ball_chains_apply() const;
